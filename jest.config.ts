@@ -1,0 +1,25 @@
+import type { Config } from 'jest';
+
+const transform: Config['transform'] = {
+  '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+};
+const common = {
+  transform,
+  testEnvironment: 'node',
+  moduleFileExtensions: ['ts', 'js', 'json'],
+  testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.warden/'],
+};
+
+/**
+ * Two suites split by suffix (STYLE.md "Tests"):
+ * - `unit`: `*.test.ts`, no I/O beyond in-process servers;
+ * - `integration`: `*.int.test.ts`, real PostgreSQL / Kafka / Redis, started by `infra/` or already running.
+ */
+const config: Config = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['**/*.test.ts'], testPathIgnorePatterns: [...common.testPathIgnorePatterns, '\\.int\\.test\\.ts$'] },
+    { ...common, displayName: 'integration', testMatch: ['**/*.int.test.ts'], slowTestThreshold: 30 },
+  ],
+};
+
+export default config;

@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+/** UUID of any version, lower- or upper-case (RFC 9562). */
+export const Uuid = z.uuid();
+
+/**
+ * Client-made identifier for events, runs and sessions: a UUIDv7 (RFC 9562 §5.7), time ordered
+ * so that retries are idempotent and index inserts stay local (DESIGN.md "Identifiers").
+ */
+export const ClientId = z.uuid({ version: 'v7', message: 'must be a UUIDv7 (RFC 9562)' });
+
+/** RFC 3339 timestamp with offset, e.g. `2026-11-21T15:18:04.123Z`. */
+export const Timestamp = z.iso.datetime({ offset: true });
+
+/** Guard decisions (DESIGN.md "Guard decision"). */
+export const Decision = z.enum(['allow', 'warn', 'block', 'require_approval']);
+export type Decision = z.infer<typeof Decision>;
+
+/** Severity rank of a decision: block > require_approval > warn > allow (DESIGN.md). */
+export const DECISION_SEVERITY: Readonly<Record<Decision, number>> = {
+  allow: 0,
+  warn: 1,
+  require_approval: 2,
+  block: 3,
+};
+
+/** Client modes: `monitor` never stops an action; `enforce` applies the decision. */
+export const Mode = z.enum(['monitor', 'enforce']);
+export type Mode = z.infer<typeof Mode>;
+
+/** Ordered risk levels: low < medium < high < critical (DESIGN.md "Risk levels"). */
+export const RiskLevel = z.enum(['low', 'medium', 'high', 'critical']);
+export type RiskLevel = z.infer<typeof RiskLevel>;
+
+/** Rank of a risk level, for `gte` / `lte` comparisons. */
+export const RISK_RANK: Readonly<Record<RiskLevel, number>> = { low: 0, medium: 1, high: 2, critical: 3 };
+
+/** Free-form JSON object (string keys). */
+export const JsonObject = z.record(z.string(), z.unknown());
+export type JsonObject = z.infer<typeof JsonObject>;
+
+/** The most severe of the given decisions, or `fallback` when there are none. */
+export function mostSevere(decisions: Iterable<Decision>, fallback: Decision): Decision {
+  let best: Decision | undefined;
+  for (const d of decisions) if (best === undefined || DECISION_SEVERITY[d] > DECISION_SEVERITY[best]) best = d;
+  return best ?? fallback;
+}
+
+/**
+ * Maps a policy decision through the client's mode (DESIGN.md "Guard decision"): in enforce mode
+ * the effective decision equals the policy decision; in monitor mode it is `allow` for `allow`
+ * and `warn` for everything else.
+ */
+export function effectiveDecision(policyDecision: Decision, mode: Mode): Decision {
+  if (mode === 'enforce') return policyDecision;
+  return policyDecision === 'allow' ? 'allow' : 'warn';
+}

@@ -1,0 +1,16 @@
+/**
+ * @agent-warden/contracts — the single source of truth for wire bodies, event types, topics and
+ * the CloudEvents mapping (DESIGN.md "Contracts"). Everything here is pure: no I/O.
+ */
+export * from './common';
+export * from './identify';
+export * from './events';
+export * from './ingest';
+export * from './guard';
+export * from './policy';
+export * from './problem';
+export * from './cloudevents';
+export * from './topics';
+export * from './read';
+export * from './ids';
+export { buildOpenApiDocument } from './openapi';

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { Decision } from './common';
+
+/** Fields a leaf condition may read (DESIGN.md "Guardrail policies"); `arguments.<path>` reads the call's arguments. */
+export const POLICY_FIELDS = [
+  'action.type',
+  'action.name',
+  'resource.type',
+  'resource.environment',
+  'tool.name',
+  'riskLevel',
+  'agent.key',
+] as const;
+
+export const ConditionOp = z.enum(['eq', 'in', 'glob', 'regex', 'gte', 'lte', 'exists', 'contains']);
+export type ConditionOp = z.infer<typeof ConditionOp>;
+
+export const PolicyField = z
+  .string()
+  .refine((f) => (POLICY_FIELDS as readonly string[]).includes(f) || /^arguments(\.[^.]+)+$/.test(f), {
+    message: `must be one of ${POLICY_FIELDS.join(', ')} or arguments.<path>`,
+  });
+
+/** A leaf condition `{ field, op, value }`. */
+export const Condition = z.object({ field: PolicyField, op: ConditionOp, value: z.unknown().optional() });
+export type Condition = z.infer<typeof Condition>;
+
+/** A match tree of `all` / `any` / `not` over leaf conditions. */
+export type MatchNode = Condition | { all: MatchNode[] } | { any: MatchNode[] } | { not: MatchNode };
+export const MatchNode: z.ZodType<MatchNode> = z.lazy(() =>
+  z.union([
+    z.object({ all: z.array(MatchNode).min(1) }).strict(),
+    z.object({ any: z.array(MatchNode).min(1) }).strict(),
+    z.object({ not: MatchNode }).strict(),
+    Condition.strict(),
+  ]),
+);
+
+/** Approval settings of a `require_approval` policy. Timeout outcome defaults to `deny` (fail closed). */
+export const PolicyApproval = z.object({
+  timeoutSeconds: z.number().int().min(1).max(7 * 24 * 3600).default(300),
+  onTimeout: z.enum(['deny', 'approve']).default('deny'),
+});
+
+/** A policy as data (DESIGN.md "Guardrail policies"). */
+export const PolicyInput = z
+  .object({
+    name: z.string().min(1).max(200),
+    description: z.string().max(2000).optional(),
+    enabled: z.boolean().default(true),
+    decision: Decision,
+    match: MatchNode,
+    approval: PolicyApproval.optional(),
+  })
+  .meta({ id: 'PolicyInput' });
+export type PolicyInput = z.infer<typeof PolicyInput>;

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { JsonObject, Timestamp } from './common';
+import { Capability } from './identify';
+
+/** Cursor page: `items` newest first; pass `nextCursor` back as `cursor` for the next page (null at the end). */
+export function Page<T extends z.ZodType>(item: T, id: string) {
+  return z.object({ items: z.array(item), nextCursor: z.string().nullable() }).meta({ id });
+}
+
+export const PageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  cursor: z.string().max(500).optional(),
+});
+
+export const AgentVersionView = z
+  .object({
+    id: z.string(),
+    version: z.string(),
+    metadata: JsonObject,
+    capabilities: z.array(Capability),
+    createdAt: Timestamp,
+  })
+  .meta({ id: 'AgentVersion' });
+
+export const AgentView = z
+  .object({
+    id: z.string(),
+    key: z.string(),
+    name: z.string().nullable(),
+    description: z.string().nullable(),
+    createdAt: Timestamp,
+    lastSeenAt: Timestamp.nullable(),
+    versions: z.array(AgentVersionView),
+  })
+  .meta({ id: 'Agent' });
+
+export const SessionView = z
+  .object({
+    id: z.string(),
+    agentId: z.string(),
+    agentVersionId: z.string(),
+    status: z.string(),
+    inputSummary: z.string().nullable(),
+    startedAt: Timestamp,
+    endedAt: Timestamp.nullable(),
+    lastEventAt: Timestamp,
+    eventCount: z.number().int(),
+    maxSequence: z.number().int(),
+    /** Sequence numbers missing between 1 and `maxSequence` (lost events). */
+    missingSequences: z.number().int(),
+  })
+  .meta({ id: 'Session' });
+
+export const RunView = z
+  .object({
+    id: z.string(),
+    sessionId: z.string(),
+    name: z.string().nullable(),
+    status: z.string(),
+    inputSummary: z.string().nullable(),
+    outputSummary: z.string().nullable(),
+    startedAt: Timestamp.nullable(),
+    endedAt: Timestamp.nullable(),
+  })
+  .meta({ id: 'Run' });
+
+export const EventView = z
+  .object({
+    id: z.string(),
+    type: z.string(),
+    time: Timestamp,
+    sessionId: z.string(),
+    runId: z.string().nullable(),
+    parentId: z.string().nullable(),
+    agentId: z.string(),
+    agentVersionId: z.string(),
+    sequence: z.number().int(),
+    data: z.unknown(),
+    receivedAt: Timestamp,
+  })
+  .meta({ id: 'Event' });
+
+export const SessionDetailView = SessionView.extend({
+  runs: z.array(RunView),
+  events: z.array(EventView),
+}).meta({ id: 'SessionDetail' });
+
+export const EventStatsView = z
+  .object({
+    events: z.number().int(),
+    sessions: z.number().int(),
+    duplicates: z.number().int().describe('event ids stored more than once (must be 0)'),
+    byType: z.record(z.string(), z.number().int()),
+    decisions: z.record(z.string(), z.number().int()),
+  })
+  .meta({ id: 'EventStats' });

@@ -1,0 +1,68 @@
+import type { CloudEventRecord } from './cloudevents';
+import type { Decision, Mode } from './common';
+import type { GuardRequest } from './guard';
+import type { MatchedGuardrail } from './events';
+
+/**
+ * Every topic and its record payload in one place (STYLE.md: name → payload map), so a publisher
+ * or a handler with the wrong payload fails to compile.
+ */
+export const TOPICS = {
+  /** Raw agent events as CloudEvents, key = sessionId. Other systems may consume it. */
+  agentEvents: 'agent-events',
+  /** Records of `agent-events` that can never be stored, with the reason. */
+  agentEventsDeadLetter: 'agent-events.dlq',
+  /** Guardrail evaluations recorded by gateways, key = evaluationId. */
+  guardrailEvaluations: 'guardrail-evaluations',
+} as const;
+export type TopicKey = keyof typeof TOPICS;
+export type TopicName = (typeof TOPICS)[TopicKey];
+
+/** The CloudEvents `type` of a recorded guardrail evaluation. */
+export const EVALUATION_RECORDED_TYPE = 'warden.guardrail.evaluation.recorded';
+
+/** `data` of a {@link EVALUATION_RECORDED_TYPE} record. */
+export interface EvaluationRecord {
+  evaluationId: string;
+  projectId: string;
+  agentId: string;
+  agentVersionId: string | null;
+  sessionId: string | null;
+  runId: string | null;
+  toolCallId: string | null;
+  mode: Mode;
+  policyDecision: Decision;
+  effectiveDecision: Decision;
+  matchedGuardrails: MatchedGuardrail[];
+  wouldBlock: boolean;
+  wouldRequireApproval: boolean;
+  dryRun: boolean;
+  approvalId: string | null;
+  input: Pick<GuardRequest, 'action' | 'tool' | 'resource' | 'riskLevel' | 'arguments'>;
+  evaluatedAt: string;
+}
+
+/** A dead-lettered record: the original bytes (as UTF-8 text), where it came from, and why. */
+export interface DeadLetterRecord {
+  reason: string;
+  code: 'unparseable' | 'invalid_event' | 'unknown_project' | 'storage_rejected';
+  sourceTopic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  value: string | null;
+  failedAt: string;
+}
+
+/** Payload type of each topic. */
+export interface TopicPayloads {
+  'agent-events': CloudEventRecord;
+  'agent-events.dlq': DeadLetterRecord;
+  'guardrail-evaluations': CloudEventRecord & { data: EvaluationRecord };
+}
+
+/** One record to publish: key decides the partition (DESIGN.md: key = sessionId for agent events). */
+export interface TopicMessage<T extends TopicName> {
+  key: string;
+  value: TopicPayloads[T];
+}
