@@ -41,12 +41,21 @@ tcp_open() {
   timeout 2 bash -c "exec 3<>/dev/tcp/$1/$2" 2>/dev/null
 }
 
+# pid_running PID — true when PID exists and is not a zombie (an exited daemon whose parent,
+# often PID 1 in containers, has not reaped it yet still answers kill -0).
+pid_running() {
+  kill -0 "$1" 2>/dev/null || return 1
+  local state
+  state="$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null || true)"
+  [[ -n "$state" && "$state" != Z && "$state" != X ]]
+}
+
 # pid_alive PID [CMDLINE_SUBSTRING] — true when PID is running (and, if given, its command
 # line contains CMDLINE_SUBSTRING, so a recycled pid is not mistaken for our process).
 pid_alive() {
   local pid="$1" want="${2:-}"
   [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  kill -0 "$pid" 2>/dev/null || return 1
+  pid_running "$pid" || return 1
   if [[ -n "$want" ]]; then
     [[ -r "/proc/$pid/cmdline" ]] || return 1
     tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF -- "$want" || return 1
@@ -56,14 +65,14 @@ pid_alive() {
 
 # read_pid FILE — the pid in FILE, or nothing.
 read_pid() {
-  [[ -f "$1" ]] && tr -dc '0-9' <"$1" || true
+  if [[ -f "$1" ]]; then tr -dc '0-9' <"$1" || true; fi
 }
 
 # stop_pid COMPONENT PID TIMEOUT_S — SIGTERM, wait up to TIMEOUT_S, then SIGKILL.
 stop_pid() {
   local who="$1" pid="$2" timeout_s="$3" waited=0
   kill -TERM "$pid" 2>/dev/null || return 0
-  while kill -0 "$pid" 2>/dev/null; do
+  while pid_running "$pid"; do
     if ((waited >= timeout_s * 10)); then
       log "$who" "pid $pid still running after ${timeout_s}s: sending SIGKILL"
       kill -KILL "$pid" 2>/dev/null || true
@@ -86,7 +95,7 @@ with_lock() {
   fi
 }
 
-# need_root_or_sudo — prefix for commands that need root (apt-get), or fail.
+# as_root CMD... — run CMD as root (directly, or with passwordless sudo), or return 1.
 as_root() {
   if [[ "$(id -u)" == 0 ]]; then
     "$@"
@@ -104,8 +113,14 @@ apt_install() {
   command -v apt-get >/dev/null 2>&1 || die "$who" "apt-get not found: install $* yourself"
   log "$who" "installing $* with apt-get (one-time)"
   export DEBIAN_FRONTEND=noninteractive
-  as_root apt-get update -qq >&2 ||
+  local out="$WARDEN_INFRA_DIR/apt-$who.log"
+  mkdir -p "$WARDEN_INFRA_DIR"
+  if ! as_root apt-get update -qq >"$out" 2>&1; then
+    tail -n 20 "$out" >&2 || true
     die "$who" "apt-get update failed (are you root, or allowed to sudo without a password?)"
-  as_root apt-get install -y -qq --no-install-recommends "$@" >&2 ||
-    die "$who" "apt-get install $* failed"
+  fi
+  if ! as_root apt-get install -y -qq --no-install-recommends "$@" >>"$out" 2>&1; then
+    tail -n 20 "$out" >&2 || true
+    die "$who" "apt-get install $* failed (full output: $out)"
+  fi
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ClientId, Decision, JsonObject, Mode, RiskLevel, Timestamp } from './common';
+import { ClientId, Decision, JsonObject, Mode, RiskLevel, Timestamp, Uuid } from './common';
 
 /** A guardrail that matched an evaluation (DESIGN.md "Guard decision"). */
 export const MatchedGuardrail = z
@@ -139,8 +139,8 @@ const envelopeFields = {
   sessionId: ClientId,
   runId: ClientId.optional(),
   parentId: ClientId.optional(),
-  agentId: z.string().min(1).max(64),
-  agentVersionId: z.string().min(1).max(64),
+  agentId: Uuid,
+  agentVersionId: Uuid,
   sequence: z.number().int().min(1),
 };
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ClientId, Decision, JsonObject, Mode, RiskLevel, Timestamp } from './common';
+import { ClientId, Decision, JsonObject, Mode, RiskLevel, Timestamp, Uuid } from './common';
 import { MatchedGuardrail, Resource } from './events';
 
 /**
@@ -9,8 +9,8 @@ import { MatchedGuardrail, Resource } from './events';
  */
 export const GuardRequest = z
   .object({
-    agentId: z.string().min(1),
-    agentVersionId: z.string().min(1).optional(),
+    agentId: Uuid,
+    agentVersionId: Uuid.optional(),
     sessionId: ClientId.optional(),
     runId: ClientId.optional(),
     toolCallId: ClientId.optional(),

@@ -1,0 +1,160 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { silentLogger, type DbLogger } from '../migrate/logger';
+import { StatementQueue } from './statement-queue';
+
+/**
+ * Embedded PostgreSQL for the standalone mode (DESIGN.md "Two ways to run"): PGlite (PostgreSQL
+ * compiled to WebAssembly, in this process) served on a local TCP port by pglite-socket, so the
+ * `pg` driver, Prisma's `@prisma/adapter-pg` and every SQL path run unchanged.
+ *
+ * PGlite is ONE PostgreSQL session serving one statement at a time. Connections are accepted up to
+ * `maxConnections`; their statements and transactions are run one after another by
+ * {@link StatementQueue} (pglite-socket's own queue would interleave them and mix up results).
+ * More connections therefore add no parallelism: give clients a `pg` pool of
+ * {@link EMBEDDED_POOL_MAX} (= 1) connection. Session state (`SET`, advisory locks, `LISTEN`,
+ * temporary tables, named prepared statements) is shared by all connections.
+ */
+
+/** The `pg` pool size clients of the embedded server should use (`new PrismaPg({ connectionString, max })`). */
+export const EMBEDDED_POOL_MAX = 1;
+
+/** Options of {@link startEmbeddedPostgres}. */
+export interface EmbeddedPostgresOptions {
+  /**
+   * Directory that holds the database files; created when missing and reused on the next
+   * start (the data persists). `memory://` keeps everything in memory (tests, scratch use).
+   */
+  dataDir: string;
+  /** TCP port to listen on; 0 (the default) picks a free port. */
+  port?: number;
+  /** Interface to bind; default `127.0.0.1` (never expose the embedded server on a network). */
+  host?: string;
+  /**
+   * Most simultaneous client connections (default 8); one over the limit is closed at once (the
+   * client sees "Connection terminated unexpectedly"). They share one session; see the module note.
+   */
+  maxConnections?: number;
+  /** Structured logger (pino-compatible); silent by default. */
+  logger?: DbLogger;
+}
+
+/** A running embedded server. */
+export interface EmbeddedPostgres {
+  /** Connection string for `pg` / `@prisma/adapter-pg`: `postgresql://postgres@127.0.0.1:<port>/postgres`. */
+  url: string;
+  /** The TCP port actually bound. */
+  port: number;
+  /**
+   * Stops accepting connections, closes open ones (an open transaction is rolled back), then
+   * flushes and closes PGlite. Close your `pg` pools / Prisma clients first: their idle
+   * connections are cut otherwise. Safe to call twice.
+   */
+  stop(): Promise<void>;
+}
+
+/** Thrown when another live process already serves the same `dataDir`. Code `EMBEDDED_DATA_DIR_LOCKED`. */
+export class EmbeddedPostgresLockedError extends Error {
+  readonly code = 'EMBEDDED_DATA_DIR_LOCKED';
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
+    super(`The embedded database in ${dataDir} is in use by process ${pid}; stop it first (two servers on one data directory would corrupt it).`);
+    this.name = 'EmbeddedPostgresLockedError';
+  }
+}
+
+const MEMORY_PREFIX = 'memory://';
+const DEFAULT_MAX_CONNECTIONS = 8;
+
+/**
+ * Starts PGlite on `dataDir` and serves it on `host:port`.
+ *
+ * Takes an exclusive lock file `<dataDir>.lock` (holding the pid) so that two processes never open
+ * the same data directory; a lock left by a dead process is taken over.
+ *
+ * @returns the connection URL and `stop()`
+ * @throws {EmbeddedPostgresLockedError} when a live process holds `dataDir`
+ * @throws the listen error (e.g. `EADDRINUSE`) when the port is taken; PGlite is closed again
+ */
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+  const logger = options.logger ?? silentLogger;
+  const host = options.host ?? '127.0.0.1';
+  const inMemory = options.dataDir.startsWith(MEMORY_PREFIX);
+  const dataDir = inMemory ? options.dataDir : path.resolve(options.dataDir);
+  const started = Date.now();
+
+  const releaseLock = inMemory ? () => {} : acquireDataDirLock(dataDir);
+  let db: PGlite | undefined;
+  try {
+    if (!inMemory) fs.mkdirSync(dataDir, { recursive: true });
+    db = await PGlite.create(inMemory ? undefined : dataDir);
+    const server = new PGLiteSocketServer({ db, host, port: options.port ?? 0, maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS });
+    useStatementQueue(server, db);
+    await server.start();
+    const port = Number(server.getServerConn().split(':').pop());
+    const url = `postgresql://postgres@${host}:${port}/postgres`;
+    logger.info({ dataDir: inMemory ? options.dataDir : dataDir, host, port, ms: Date.now() - started }, 'embedded postgres started');
+
+    const pglite = db;
+    let stopping: Promise<void> | undefined;
+    const stop = () =>
+      (stopping ??= (async () => {
+        try {
+          await server.stop();
+          await pglite.close();
+          logger.info({ port }, 'embedded postgres stopped');
+        } finally {
+          releaseLock();
+        }
+      })());
+    return { url, port, stop };
+  } catch (error) {
+    await db?.close().catch(() => {});
+    releaseLock();
+    throw error;
+  }
+}
+
+/**
+ * Replaces pglite-socket's message-by-message queue with {@link StatementQueue}, which keeps each
+ * connection's statement or transaction together. pglite-socket 0.2.x keeps the queue in the
+ * instance field `queryQueue` and hands it to every connection handler it creates.
+ */
+function useStatementQueue(server: PGLiteSocketServer, db: PGlite): void {
+  const internals = server as unknown as { queryQueue?: unknown };
+  if (!internals.queryQueue) {
+    throw new Error('@electric-sql/pglite-socket changed: PGLiteSocketServer.queryQueue is gone; check libs/db/src/embedded/statement-queue.ts against the new version');
+  }
+  internals.queryQueue = new StatementQueue(db);
+}
+
+/** Creates `<dataDir>.lock` exclusively (taking over a dead process's lock); returns the release function. */
+function acquireDataDirLock(dataDir: string): () => void {
+  const lockPath = `${dataDir}.lock`;
+  fs.mkdirSync(path.dirname(lockPath), { recursive: true });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
+      return () => fs.rmSync(lockPath, { force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const pid = Number(fs.readFileSync(lockPath, 'utf8').trim());
+      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) throw new EmbeddedPostgresLockedError(dataDir, pid);
+      fs.rmSync(lockPath, { force: true });
+    }
+  }
+  throw new Error(`Could not lock ${dataDir}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

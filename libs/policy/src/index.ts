@@ -1,0 +1,21 @@
+/**
+ * @agent-warden/policy — the guardrail engine (DESIGN.md "Guardrail policies", "Guard decision").
+ * Pure and synchronous, no I/O: validate a policy body, compile policies once into closures, and
+ * decide guarded calls in memory on the gateway's hot path. Dry runs and backtests use
+ * `evaluateOne` on a compiled draft.
+ */
+export { validatePolicy, MAX_MATCH_DEPTH, MAX_MATCH_NODES, type PolicyValidation } from './validate';
+export { compilePolicy, evaluateOne, PolicyCompileError, DEFAULT_APPROVAL_TIMEOUT_SECONDS } from './compile';
+export { createEngine, type Engine } from './engine';
+export { MAX_REGEX_LENGTH } from './regex-safety';
+export type {
+  ApprovalSettings,
+  CompiledPolicy,
+  EngineApproval,
+  EngineOptions,
+  EngineResult,
+  EvaluationInput,
+  PolicyIssue,
+  StoredApproval,
+  StoredPolicy,
+} from './types';

@@ -1,0 +1,240 @@
+import { ConditionOp, PolicyInput, RISK_RANK } from '@agent-warden/contracts';
+import { ALLOWED_FIELDS_TEXT, isKnownField } from './fields';
+import { globToRegexSource } from './glob';
+import { MAX_REGEX_LENGTH, nestedQuantifierProblem } from './regex-safety';
+import type { PolicyIssue } from './types';
+
+/** Deepest nesting of `all` / `any` / `not` a match tree may have. */
+export const MAX_MATCH_DEPTH = 32;
+/** Most nodes (combinators and conditions) a match tree may have. */
+export const MAX_MATCH_NODES = 1000;
+
+const OPS = ConditionOp.options as readonly string[];
+const RISK_NAMES = Object.keys(RISK_RANK);
+const CONDITION_KEYS = new Set(['field', 'op', 'value']);
+const COMBINATORS = ['all', 'any', 'not'] as const;
+
+type Primitive = string | number | boolean;
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isPrimitive(v: unknown): v is Primitive {
+  return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+}
+
+function describeType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+function join(path: string, key: string | number): string {
+  return path === '' ? String(key) : `${path}.${key}`;
+}
+
+/** Checks the value of a condition against its op (and the `riskLevel` field's names). */
+function checkValue(field: string, op: string, value: unknown, path: string, issues: PolicyIssue[]): void {
+  const at = join(path, 'value');
+  const isRisk = field === 'riskLevel';
+  const riskName = (v: unknown) => typeof v === 'string' && RISK_NAMES.includes(v);
+  const riskMessage = `must be a risk level: ${RISK_NAMES.join(', ')}`;
+  if (op !== 'exists' && value === undefined) {
+    issues.push({ path: at, message: `is required for op "${op}"` });
+    return;
+  }
+  switch (op) {
+    case 'eq':
+    case 'contains':
+      if (!isPrimitive(value)) {
+        issues.push({ path: at, message: `op "${op}" needs a string, number or boolean, got ${describeType(value)}` });
+      } else if (op === 'eq' && isRisk && !riskName(value)) {
+        issues.push({ path: at, message: riskMessage });
+      } else if (op === 'contains' && value === '') {
+        issues.push({ path: at, message: 'must not be empty (an empty substring matches every string)' });
+      }
+      return;
+    case 'in':
+      if (!Array.isArray(value)) {
+        issues.push({ path: at, message: `op "in" needs an array of strings, numbers or booleans, got ${describeType(value)}` });
+        return;
+      }
+      if (value.length === 0) issues.push({ path: at, message: 'must hold at least one value' });
+      value.forEach((v, i) => {
+        if (!isPrimitive(v)) {
+          issues.push({ path: join(at, i), message: `must be a string, number or boolean, got ${describeType(v)}` });
+        } else if (isRisk && !riskName(v)) {
+          issues.push({ path: join(at, i), message: riskMessage });
+        }
+      });
+      return;
+    case 'glob':
+      if (typeof value !== 'string') {
+        issues.push({ path: at, message: `op "glob" needs a string pattern, got ${describeType(value)}` });
+        return;
+      }
+      try {
+        new RegExp(globToRegexSource(value).source);
+      } catch (err) {
+        issues.push({ path: at, message: `invalid glob: ${(err as Error).message}` });
+      }
+      return;
+    case 'regex': {
+      if (typeof value !== 'string') {
+        issues.push({ path: at, message: `op "regex" needs a string pattern, got ${describeType(value)}` });
+        return;
+      }
+      if (value === '') {
+        issues.push({ path: at, message: 'must not be empty (an empty pattern matches every string)' });
+        return;
+      }
+      if (value.length > MAX_REGEX_LENGTH) {
+        issues.push({ path: at, message: `pattern is ${value.length} characters; at most ${MAX_REGEX_LENGTH} are allowed` });
+        return;
+      }
+      try {
+        new RegExp(value);
+      } catch (err) {
+        issues.push({ path: at, message: (err as Error).message });
+        return;
+      }
+      const unsafe = nestedQuantifierProblem(value);
+      if (unsafe) issues.push({ path: at, message: unsafe });
+      return;
+    }
+    case 'gte':
+    case 'lte':
+      if (isRisk) {
+        if (!riskName(value)) issues.push({ path: at, message: `op "${op}" on riskLevel ${riskMessage}` });
+      } else if (typeof value !== 'number' || !Number.isFinite(value)) {
+        issues.push({ path: at, message: `op "${op}" needs a finite number, got ${describeType(value)}` });
+      }
+      return;
+    case 'exists':
+      if (value !== undefined && typeof value !== 'boolean') {
+        issues.push({ path: at, message: `op "exists" takes an optional boolean, got ${describeType(value)}` });
+      }
+      return;
+  }
+}
+
+function checkCondition(node: Record<string, unknown>, path: string, issues: PolicyIssue[]): void {
+  for (const key of Object.keys(node)) {
+    if (!CONDITION_KEYS.has(key)) {
+      issues.push({ path: join(path, key), message: `unknown key "${key}"; a condition has field, op and value` });
+    }
+  }
+  const { field, op, value } = node;
+  let fieldOk = false;
+  if (typeof field !== 'string') {
+    issues.push({ path: join(path, 'field'), message: `is required and must be a string, got ${describeType(field)}` });
+  } else if (!isKnownField(field)) {
+    issues.push({ path: join(path, 'field'), message: `unknown field "${field}"; allowed: ${ALLOWED_FIELDS_TEXT}` });
+  } else {
+    fieldOk = true;
+  }
+  if (typeof op !== 'string' || !OPS.includes(op)) {
+    const got = typeof op === 'string' ? `"${op}"` : describeType(op);
+    issues.push({ path: join(path, 'op'), message: `unknown op ${got}; allowed: ${OPS.join(', ')}` });
+    return;
+  }
+  checkValue(fieldOk ? (field as string) : '', op, value, path, issues);
+}
+
+/**
+ * Checks a match tree's structure and semantics, appending issues with exact dot paths.
+ * `path` is where the tree sits (`match` inside a policy).
+ */
+export function checkMatch(node: unknown, path: string, issues: PolicyIssue[]): void {
+  let nodes = 0;
+  let tooMany = false;
+  const walk = (n: unknown, at: string, depth: number): void => {
+    if (++nodes > MAX_MATCH_NODES) {
+      if (!tooMany) issues.push({ path, message: `match tree has more than ${MAX_MATCH_NODES} nodes` });
+      tooMany = true;
+      return;
+    }
+    if (depth > MAX_MATCH_DEPTH) {
+      issues.push({ path: at, message: `match tree is nested deeper than ${MAX_MATCH_DEPTH} levels` });
+      return;
+    }
+    if (!isPlainObject(n)) {
+      issues.push({
+        path: at,
+        message: `must be {all: [...]}, {any: [...]}, {not: {...}} or a condition {field, op, value}; got ${describeType(n)}`,
+      });
+      return;
+    }
+    const keys = Object.keys(n);
+    const combinators = COMBINATORS.filter((k) => k in n);
+    if (combinators.length > 0 && keys.length > 1) {
+      issues.push({
+        path: at,
+        message: `a node holds exactly one of all, any or not (or is a condition); found keys ${keys.join(', ')}`,
+      });
+      return;
+    }
+    const kind = combinators[0];
+    if (kind === 'not') {
+      walk(n.not, join(at, 'not'), depth + 1);
+    } else if (kind === 'all' || kind === 'any') {
+      const children = n[kind];
+      if (!Array.isArray(children)) {
+        issues.push({ path: join(at, kind), message: `must be an array of match nodes, got ${describeType(children)}` });
+      } else if (children.length === 0) {
+        issues.push({ path: join(at, kind), message: 'must hold at least one match node' });
+      } else {
+        children.forEach((c, i) => walk(c, join(join(at, kind), i), depth + 1));
+      }
+    } else {
+      checkCondition(n, at, issues);
+    }
+  };
+  walk(node, path, 1);
+}
+
+/** Result of {@link validatePolicy}. */
+export type PolicyValidation = { ok: true; policy: PolicyInput } | { ok: false; errors: PolicyIssue[] };
+
+/**
+ * Validates a policy body (`PolicyInput` of `@agent-warden/contracts`) and its match tree's
+ * semantics, for the policy API and the dashboard's editor.
+ *
+ * Errors carry the dot path of the offending part and a message, ready for a problem+json
+ * `errors` list (DESIGN.md "Errors"), e.g. `{ path: 'match.all.1.value', message: 'Invalid regular
+ * expression: /(/: Unterminated group' }`. Checked beyond the schema:
+ * - fields: the fixed fields or `arguments.<path>`; the message lists the allowed ones;
+ * - values per op: `eq` / `contains` a string, number or boolean (`contains` non-empty); `in` a
+ *   non-empty array of those; `glob` / `regex` a string; `gte` / `lte` a finite number, or a risk
+ *   level name on `riskLevel` (where `eq` / `in` values must be risk level names too); `exists` an
+ *   optional boolean;
+ * - regexes compile, are non-empty, at most {@link MAX_REGEX_LENGTH} characters, and have no
+ *   nested unbounded quantifier such as `(a+)+` (see `nestedQuantifierProblem`);
+ * - globs have no unclosed `[`; `all` / `any` are non-empty; a node is exactly one kind;
+ * - the tree is at most {@link MAX_MATCH_DEPTH} deep and {@link MAX_MATCH_NODES} nodes big.
+ *
+ * On success `policy` is the schema's output (defaults applied: `enabled: true`, approval
+ * `timeoutSeconds: 300`, `onTimeout: 'deny'`). Never throws.
+ */
+export function validatePolicy(input: unknown): PolicyValidation {
+  const issues: PolicyIssue[] = [];
+  if (!isPlainObject(input)) return { ok: false, errors: [{ path: '', message: `must be an object, got ${describeType(input)}` }] };
+  if (input.match !== undefined) checkMatch(input.match, 'match', issues);
+  const parsed = PolicyInput.safeParse(input);
+  if (!parsed.success) {
+    const matchChecked = input.match !== undefined;
+    for (const issue of parsed.error.issues) {
+      const path = issue.path.map(String).join('.');
+      // The match tree's own walk gives exact paths; zod's union errors inside it would only
+      // repeat them less precisely. Keep zod's if the walk found nothing (it should not happen).
+      const inMatch = issue.path[0] === 'match' && matchChecked;
+      if (inMatch && issues.some((i) => i.path === 'match' || i.path.startsWith('match.'))) continue;
+      issues.push({ path, message: issue.message });
+    }
+  }
+  if (issues.length > 0 || !parsed.success) {
+    return { ok: false, errors: issues.length > 0 ? issues : [{ path: '', message: 'invalid policy' }] };
+  }
+  return { ok: true, policy: parsed.data };
+}

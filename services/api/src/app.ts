@@ -1,0 +1,32 @@
+import express, { Router, type Express } from 'express';
+import { findApiKeyByHash, type PrismaClient } from '@agent-warden/db';
+import { apiKeyAuth, healthRouter, notFoundHandler, problemHandler } from '@agent-warden/http';
+import type { Logger } from '@agent-warden/observability';
+import { readRouter } from './routes/read';
+
+/** What the api's routes need. */
+export interface ApiDeps {
+  db: PrismaClient;
+  logger: Logger;
+}
+
+/** The api's `/v1` routes (read scope), to mount on the api or the standalone app. */
+export function apiRoutes(deps: ApiDeps): Router {
+  const read = apiKeyAuth((hash) => findApiKeyByHash(deps.db, hash), 'read');
+  const r = Router();
+  r.use(readRouter({ auth: read, db: deps.db }));
+  return r;
+}
+
+/** The api as its own HTTP app. */
+export function createApiApp(deps: ApiDeps, isReady: () => boolean, extra: Router[] = []): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(healthRouter(isReady));
+  app.use(express.json({ limit: 1024 * 1024 }));
+  for (const r of extra) app.use(r);
+  app.use(apiRoutes(deps));
+  app.use(notFoundHandler);
+  app.use(problemHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { IntEnv } from '@agent-warden/config';
+
+/**
+ * API configuration.
+ *
+ * | variable | default | meaning |
+ * |---|---|---|
+ * | `PORT` | 7402 | HTTP port |
+ * | `DATABASE_URL` | (required) | PostgreSQL |
+ * | `LOG_LEVEL` | info | pino level |
+ * | `WARDEN_INIT_API_KEY` | — | when set, ensured at start as an all-scope key of the first project |
+ */
+export const ApiConfig = z.object({
+  PORT: IntEnv.min(0).max(65535).default(7402),
+  DATABASE_URL: z.string().min(1),
+  LOG_LEVEL: z.string().default('info'),
+  WARDEN_INIT_API_KEY: z.string().min(20).optional(),
+});
+export type ApiConfig = z.infer<typeof ApiConfig>;

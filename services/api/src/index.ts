@@ -1,0 +1,5 @@
+/** @agent-warden/api — the read API (and later policies, approvals, dashboard). */
+export { start } from './start';
+export { ApiConfig } from './config';
+export { apiRoutes, createApiApp, type ApiDeps } from './app';
+export { bootstrapProject, type BootstrapResult } from './bootstrap';

@@ -1,0 +1,29 @@
+import { createPrisma } from '@agent-warden/db';
+import { listen, openApiRouter } from '@agent-warden/http';
+import { createLogger, type Logger } from '@agent-warden/observability';
+import { createApiApp } from './app';
+import { bootstrapProject } from './bootstrap';
+import type { ApiConfig } from './config';
+
+/** Starts the api (stack mode). Returns its URL and a graceful stop. */
+export async function start(
+  config: ApiConfig,
+  logger: Logger = createLogger({ name: 'api', level: config.LOG_LEVEL }),
+): Promise<{ url: string; port: number; stop(): Promise<void> }> {
+  const db = createPrisma(config.DATABASE_URL);
+  const boot = await bootstrapProject(db, { initApiKey: config.WARDEN_INIT_API_KEY, logger });
+  if (boot.generatedApiKey) logger.warn({ projectId: boot.projectId, apiKey: boot.generatedApiKey }, 'generated the first API key; it is shown only once');
+  let ready = true;
+  const app = createApiApp({ db, logger }, () => ready, [openApiRouter()]);
+  const server = await listen(app, config.PORT);
+  logger.info({ port: server.port }, 'api listening');
+  return {
+    url: server.url,
+    port: server.port,
+    stop: async () => {
+      ready = false;
+      await server.close();
+      await db.$disconnect();
+    },
+  };
+}

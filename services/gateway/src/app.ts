@@ -1,0 +1,70 @@
+import express, { Router, type Express } from 'express';
+import type { EventBus } from '@agent-warden/bus';
+import { findApiKeyByHash, type PrismaClient } from '@agent-warden/db';
+import { apiKeyAuth, healthRouter, notFoundHandler, openApiRouter, problemHandler, type KeyResolver } from '@agent-warden/http';
+import type { Logger } from '@agent-warden/observability';
+import { AgentDirectory } from './agent-directory';
+import type { IngestLimits } from './config';
+import type { PolicyStore } from './guard/policy-store';
+import { agentsRouter } from './routes/agents';
+import { approvalsRouter } from './routes/approvals';
+import { evaluateRouter } from './routes/evaluate';
+import { eventsRouter } from './routes/events';
+
+/** What the gateway's routes need. */
+export interface GatewayDeps {
+  db: PrismaClient;
+  bus: EventBus;
+  policies: PolicyStore;
+  logger: Logger;
+  limits: IngestLimits;
+  defaultApprovalTimeoutSeconds: number;
+  /** Approval long-poll re-read interval, ms (default 250). */
+  approvalPollMs?: number;
+}
+
+/** Resolves API keys from PostgreSQL by hash. */
+export function dbKeyResolver(db: PrismaClient): KeyResolver {
+  return (hash) => findApiKeyByHash(db, hash);
+}
+
+/** The gateway's `/v1` routes (ingest scope), to mount on a gateway or standalone app. */
+export function gatewayRoutes(deps: GatewayDeps): Router {
+  const resolve = dbKeyResolver(deps.db);
+  const ingest = apiKeyAuth(resolve, 'ingest');
+  const agents = new AgentDirectory(deps.db);
+  const r = Router();
+  r.use(agentsRouter({ auth: ingest, db: deps.db, agents }));
+  r.use(eventsRouter({ auth: ingest, bus: deps.bus, agents, limits: deps.limits }));
+  r.use(
+    evaluateRouter({
+      auth: ingest,
+      db: deps.db,
+      bus: deps.bus,
+      agents,
+      policies: deps.policies,
+      defaultApprovalTimeoutSeconds: deps.defaultApprovalTimeoutSeconds,
+    }),
+  );
+  r.use(approvalsRouter({ auth: ingest, db: deps.db, pollMs: deps.approvalPollMs }));
+  return r;
+}
+
+/** The JSON body parser with the configured limit (413 `body_too_large` past it). */
+export function jsonBody(limitBytes: number) {
+  return express.json({ limit: limitBytes, type: ['application/json', 'application/*+json'] });
+}
+
+/** The gateway as its own HTTP app: health, OpenAPI, `/v1` routes, problem+json errors. */
+export function createGatewayApp(deps: GatewayDeps, isReady: () => boolean): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(healthRouter(isReady));
+  app.use(jsonBody(deps.limits.maxBodyBytes));
+  app.use(openApiRouter());
+  app.use(gatewayRoutes(deps));
+  app.use(notFoundHandler);
+  app.use(problemHandler(deps.logger));
+  return app;
+}

@@ -1,0 +1,65 @@
+import type { Decision } from '@agent-warden/contracts';
+import { loadActivePolicies, policyFingerprint, type PrismaClient } from '@agent-warden/db';
+import type { Logger } from '@agent-warden/observability';
+import { createEngine, type Engine, type StoredPolicy } from '@agent-warden/policy';
+
+/**
+ * Holds one compiled engine per project, in memory (DESIGN.md: policies compiled once, held by
+ * each gateway). Reloads from PostgreSQL when the policy fingerprint changes, checked every
+ * `refreshMs` (ms), so a change reaches every gateway within about a second.
+ */
+export class PolicyStore {
+  private engines = new Map<string, Engine>();
+  private fingerprint = '';
+  private timer?: NodeJS.Timeout;
+  private readonly empty = new Map<string, Engine>();
+
+  constructor(
+    private readonly db: PrismaClient,
+    private readonly logger: Logger,
+    private readonly refreshMs = 1_000,
+  ) {}
+
+  /** Loads once and starts the refresh timer. Throws when the first load fails. */
+  async start(): Promise<void> {
+    await this.refresh();
+    this.timer = setInterval(() => {
+      this.refresh().catch((err) => this.logger.warn({ err }, 'policy refresh failed; keeping the last set'));
+    }, this.refreshMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+
+  /** Reloads when the stored set changed. */
+  async refresh(): Promise<void> {
+    const fp = await policyFingerprint(this.db);
+    if (fp === this.fingerprint) return;
+    const { policies, defaults } = await loadActivePolicies(this.db);
+    const byProject = new Map<string, StoredPolicy[]>();
+    for (const p of policies) {
+      const list = byProject.get(p.projectId) ?? [];
+      list.push(p as unknown as StoredPolicy);
+      byProject.set(p.projectId, list);
+    }
+    const engines = new Map<string, Engine>();
+    for (const [projectId, def] of defaults) {
+      engines.set(projectId, createEngine(byProject.get(projectId) ?? [], { defaultDecision: def as Decision }));
+    }
+    this.engines = engines;
+    this.fingerprint = fp;
+    this.logger.info({ policies: policies.length, projects: defaults.size }, 'policies loaded');
+  }
+
+  /** The engine of a project (an empty engine, default `allow`, for a project not loaded yet). */
+  engineFor(projectId: string): Engine {
+    let e = this.engines.get(projectId) ?? this.empty.get(projectId);
+    if (!e) {
+      e = createEngine([], { defaultDecision: 'allow' });
+      this.empty.set(projectId, e);
+    }
+    return e;
+  }
+}

@@ -1,0 +1,67 @@
+import {
+  AgentEvent,
+  EVENT_TYPES,
+  issuesToErrors,
+  type AgentEvent as AgentEventT,
+  type RejectedEvent,
+} from '@agent-warden/contracts';
+
+const KNOWN_TYPES = new Set<string>(EVENT_TYPES);
+
+/** Result of checking each event of a batch on its own. */
+export interface BatchValidation {
+  valid: { index: number; event: AgentEventT }[];
+  rejected: RejectedEvent[];
+}
+
+/**
+ * Validates each item against the AgentEvent union (STYLE.md "Ingestion"): an invalid item is
+ * rejected with its index, id, a stable code and the offending paths (prefixed `events.<i>`);
+ * the others stay valid. Items larger than `maxEventBytes` (JSON bytes) are `event_too_large`.
+ */
+export function validateBatch(items: unknown[], maxEventBytes: number): BatchValidation {
+  const valid: BatchValidation['valid'] = [];
+  const rejected: RejectedEvent[] = [];
+  items.forEach((item, index) => {
+    const id =
+      item && typeof item === 'object' && typeof (item as { id?: unknown }).id === 'string'
+        ? (item as { id: string }).id
+        : null;
+    const bytes = Buffer.byteLength(JSON.stringify(item) ?? '', 'utf8');
+    if (bytes > maxEventBytes) {
+      rejected.push({
+        index,
+        id,
+        code: 'event_too_large',
+        message: `event is ${bytes} bytes; the limit is ${maxEventBytes}`,
+        errors: [{ path: `events.${index}`, message: `larger than ${maxEventBytes} bytes` }],
+      });
+      return;
+    }
+    const type = item && typeof item === 'object' ? (item as { type?: unknown }).type : undefined;
+    if (typeof type !== 'string' || !KNOWN_TYPES.has(type)) {
+      rejected.push({
+        index,
+        id,
+        code: 'unknown_event_type',
+        message: `unknown event type ${JSON.stringify(type ?? null)}`,
+        errors: [{ path: `events.${index}.type`, message: `must be one of ${EVENT_TYPES.join(', ')}` }],
+      });
+      return;
+    }
+    const parsed = AgentEvent.safeParse(item);
+    if (parsed.success) {
+      valid.push({ index, event: parsed.data as AgentEventT });
+      return;
+    }
+    const errors = issuesToErrors(parsed.error.issues, ['events', index]);
+    rejected.push({
+      index,
+      id,
+      code: 'invalid_event',
+      message: errors.map((e) => `${e.path}: ${e.message}`).join('; '),
+      errors,
+    });
+  });
+  return { valid, rejected };
+}

@@ -1,0 +1,136 @@
+import { Router, type RequestHandler } from 'express';
+import {
+  GuardRequest,
+  TOPICS,
+  EVALUATION_RECORDED_TYPE,
+  agentSource,
+  newId,
+  type GuardDecision,
+  type EvaluationRecord,
+} from '@agent-warden/contracts';
+import { BusUnavailableError, type EventBus } from '@agent-warden/bus';
+import { createApproval, type PrismaClient, type Prisma } from '@agent-warden/db';
+import { AppError, forbidden, parseOr400, principalOf } from '@agent-warden/http';
+import type { AgentDirectory } from '../agent-directory';
+import type { PolicyStore } from '../guard/policy-store';
+
+/**
+ * `POST /v1/guardrails/evaluate`: evaluates the project's policies in memory, creates a pending
+ * approval for enforce-mode `require_approval` (not for dry runs), records the evaluation on the
+ * `guardrail-evaluations` topic, and answers the decision (DESIGN.md "Guard decision").
+ */
+export function evaluateRouter(deps: {
+  auth: RequestHandler;
+  db: PrismaClient;
+  bus: EventBus;
+  agents: AgentDirectory;
+  policies: PolicyStore;
+  defaultApprovalTimeoutSeconds: number;
+}): Router {
+  const r = Router();
+  r.post('/v1/guardrails/evaluate', deps.auth, async (req, res, next) => {
+    try {
+      const { projectId } = principalOf(req);
+      const body = parseOr400(GuardRequest, req.body);
+      const agent = await deps.agents.lookup(body.agentId);
+      if (!agent || agent.projectId !== projectId) throw forbidden('agentId is unknown or belongs to another project');
+
+      const engine = deps.policies.engineFor(projectId);
+      const result = engine.evaluate(
+        {
+          action: body.action,
+          tool: body.tool,
+          resource: body.resource,
+          riskLevel: body.riskLevel,
+          arguments: body.arguments,
+          agent: { key: agent.key },
+        },
+        body.mode,
+      );
+      const evaluationId = newId();
+      const evaluatedAt = new Date();
+      const decision: GuardDecision = {
+        evaluationId,
+        mode: body.mode,
+        policyDecision: result.policyDecision,
+        effectiveDecision: result.effectiveDecision,
+        matchedGuardrails: result.matchedGuardrails,
+        wouldBlock: result.wouldBlock,
+        wouldRequireApproval: result.wouldRequireApproval,
+        evaluatedAt: evaluatedAt.toISOString(),
+      };
+      const input = {
+        action: body.action,
+        tool: body.tool,
+        resource: body.resource,
+        riskLevel: body.riskLevel,
+        arguments: body.arguments,
+      };
+      if (body.mode === 'enforce' && result.policyDecision === 'require_approval' && !body.dryRun) {
+        const timeoutSeconds = result.approval?.timeoutSeconds ?? deps.defaultApprovalTimeoutSeconds;
+        const approval = await createApproval(deps.db, {
+          id: newId(),
+          projectId,
+          evaluationId,
+          agentId: body.agentId,
+          sessionId: body.sessionId ?? null,
+          toolName: body.tool?.name ?? body.action?.name ?? null,
+          policyId: result.approval?.policyId ?? null,
+          onTimeout: result.approval?.onTimeout ?? 'deny',
+          expiresAt: new Date(evaluatedAt.getTime() + timeoutSeconds * 1000),
+          request: JSON.parse(JSON.stringify(input)) as Prisma.InputJsonValue,
+        });
+        decision.approval = { id: approval.id, status: 'pending', expiresAt: approval.expiresAt.toISOString() };
+      }
+
+      const record: EvaluationRecord = {
+        evaluationId,
+        projectId,
+        agentId: body.agentId,
+        agentVersionId: body.agentVersionId ?? null,
+        sessionId: body.sessionId ?? null,
+        runId: body.runId ?? null,
+        toolCallId: body.toolCallId ?? null,
+        mode: body.mode,
+        policyDecision: result.policyDecision,
+        effectiveDecision: result.effectiveDecision,
+        matchedGuardrails: result.matchedGuardrails,
+        wouldBlock: result.wouldBlock,
+        wouldRequireApproval: result.wouldRequireApproval,
+        dryRun: body.dryRun,
+        approvalId: decision.approval?.id ?? null,
+        input,
+        evaluatedAt: decision.evaluatedAt,
+      };
+      await deps.bus.publish(TOPICS.guardrailEvaluations, [
+        {
+          key: evaluationId,
+          value: {
+            specversion: '1.0',
+            id: evaluationId,
+            source: agentSource(projectId, body.agentId),
+            type: EVALUATION_RECORDED_TYPE,
+            time: decision.evaluatedAt,
+            datacontenttype: 'application/json',
+            projectid: projectId,
+            agentid: body.agentId,
+            ...(body.sessionId ? { sessionid: body.sessionId } : {}),
+            ...(body.runId ? { subject: body.runId } : {}),
+            data: record,
+          },
+        },
+      ]);
+      res.status(200).json(decision);
+    } catch (err) {
+      next(
+        err instanceof BusUnavailableError
+          ? new AppError('event_log_unavailable', 'the evaluation could not be recorded; retry', {
+              retryAfterSeconds: 1,
+              cause: err,
+            })
+          : err,
+      );
+    }
+  });
+  return r;
+}

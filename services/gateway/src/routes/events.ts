@@ -1,0 +1,95 @@
+import { Router } from 'express';
+import { TOPICS, toCloudEvent, type EventBatchResponse, type RejectedEvent } from '@agent-warden/contracts';
+import { BusUnavailableError, type EventBus } from '@agent-warden/bus';
+import { AppError, principalOf, validationError, type Principal } from '@agent-warden/http';
+import type { RequestHandler } from 'express';
+import type { AgentDirectory } from '../agent-directory';
+import type { IngestLimits } from '../config';
+import { validateBatch } from '../ingest/validate-batch';
+
+/**
+ * `POST /v1/events`: validates each event on its own, rejects events of agents outside the key's
+ * project, publishes the rest as CloudEvents (key = sessionId) and answers 202 only after the event
+ * log has them. When no event of the batch is valid the answer is a problem (400, or 403 when every
+ * event names another project's agent) listing each offending path.
+ */
+export function eventsRouter(deps: {
+  auth: RequestHandler;
+  bus: EventBus;
+  agents: AgentDirectory;
+  limits: IngestLimits;
+}): Router {
+  const r = Router();
+  r.post('/v1/events', deps.auth, async (req, res, next) => {
+    try {
+      const principal: Principal = principalOf(req);
+      const body = req.body as unknown;
+      if (!body || typeof body !== 'object' || !Array.isArray((body as { events?: unknown }).events))
+        throw validationError('body must be an object with an "events" array', [
+          { path: 'events', message: 'required array' },
+        ]);
+      const items = (body as { events: unknown[] }).events;
+      if (items.length === 0)
+        throw validationError('"events" is empty', [{ path: 'events', message: 'must hold at least one event' }]);
+      if (items.length > deps.limits.maxEventsPerBatch)
+        throw new AppError(
+          'batch_too_large',
+          `batch holds ${items.length} events; the limit is ${deps.limits.maxEventsPerBatch}`,
+          { errors: [{ path: 'events', message: `more than ${deps.limits.maxEventsPerBatch} items` }] },
+        );
+
+      const { valid, rejected } = validateBatch(items, deps.limits.maxEventBytes);
+      const owned: typeof valid = [];
+      const owners = new Map<string, boolean>();
+      for (const v of valid) {
+        let mine = owners.get(v.event.agentId);
+        if (mine === undefined) {
+          const a = await deps.agents.lookup(v.event.agentId);
+          mine = a?.projectId === principal.projectId;
+          owners.set(v.event.agentId, mine);
+        }
+        if (mine) owned.push(v);
+        else
+          rejected.push({
+            index: v.index,
+            id: v.event.id,
+            code: 'forbidden_agent',
+            message: 'agentId is unknown or belongs to another project',
+            errors: [{ path: `events.${v.index}.agentId`, message: 'not an agent of this API key’s project' }],
+          });
+      }
+      rejected.sort((a, b) => a.index - b.index);
+
+      if (owned.length === 0) throw allRejected(rejected);
+
+      await deps.bus.publish(
+        TOPICS.agentEvents,
+        owned.map((v) => ({ key: v.event.sessionId, value: toCloudEvent(principal.projectId, v.event) })),
+      );
+      const out: EventBatchResponse = { accepted: owned.length, rejected };
+      res.status(202).json(out);
+    } catch (err) {
+      next(
+        err instanceof BusUnavailableError
+          ? new AppError('event_log_unavailable', 'the event log cannot take the write now; retry', {
+              retryAfterSeconds: 1,
+              cause: err,
+            })
+          : err,
+      );
+    }
+  });
+  return r;
+}
+
+function allRejected(rejected: RejectedEvent[]): AppError {
+  const errors = rejected.flatMap((r) => r.errors ?? [{ path: `events.${r.index}`, message: r.message }]);
+  const forbidden = rejected.every((r) => r.code === 'forbidden_agent');
+  return new AppError(
+    forbidden ? 'forbidden' : 'validation_failed',
+    forbidden
+      ? 'no event of the batch belongs to an agent of this API key’s project'
+      : `no valid event in the batch (${rejected.length} rejected)`,
+    { errors },
+  );
+}

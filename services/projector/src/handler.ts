@@ -1,0 +1,98 @@
+import { TOPICS, type EvaluationRecord } from '@agent-warden/contracts';
+import type { BatchHandler, BusBatch, EventBus } from '@agent-warden/bus';
+import type { PrismaClient } from '@agent-warden/db';
+import type { Logger } from '@agent-warden/observability';
+import { deadLetter, decodeRecord, type Decoded } from './decode';
+import { touchAgents, writeBatch, type ProjectedEvent, type WriteResult } from './write-batch';
+
+type Dead = Extract<Decoded, { kind: 'dead' }>;
+
+/** Called after each durable batch write (e.g. to schedule session readiness). */
+export type AfterWrite = (result: WriteResult) => Promise<void> | void;
+
+/**
+ * The projector's batch handler: decode every record, store the batch in one idempotent
+ * transaction, dead-letter what can never be stored, and resolve only when both are durable (the
+ * bus commits offsets after that). When the batch write fails while the database is reachable,
+ * records are written one by one to isolate the poison ones; when the database is unreachable the
+ * error propagates and the batch is retried.
+ */
+export function createProjectionHandler(deps: {
+  db: PrismaClient;
+  bus: EventBus;
+  logger: Logger;
+  afterWrite?: AfterWrite;
+}): BatchHandler {
+  const { db, bus, logger } = deps;
+
+  async function dbReachable(): Promise<boolean> {
+    try {
+      await db.$queryRaw`SELECT 1`;
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async function writeIsolating(
+    events: Extract<Decoded, { kind: 'event' }>[],
+    evaluations: Extract<Decoded, { kind: 'evaluation' }>[],
+    dead: Dead[],
+  ): Promise<WriteResult> {
+    const toEvents = (xs: typeof events): ProjectedEvent[] => xs.map((x) => ({ projectId: x.projectId, event: x.event }));
+    const toEvals = (xs: typeof evaluations): EvaluationRecord[] => xs.map((x) => x.evaluation);
+    try {
+      return await writeBatch(db, toEvents(events), toEvals(evaluations));
+    } catch (err) {
+      if (!(await dbReachable())) throw err;
+      logger.warn({ err, events: events.length, evaluations: evaluations.length }, 'batch write failed; isolating records');
+    }
+    const total: WriteResult = { eventsInserted: 0, evaluationsInserted: 0, sessions: [] };
+    for (const one of [...events, ...evaluations]) {
+      try {
+        const r =
+          one.kind === 'event' ? await writeBatch(db, toEvents([one]), []) : await writeBatch(db, [], toEvals([one]));
+        total.eventsInserted += r.eventsInserted;
+        total.evaluationsInserted += r.evaluationsInserted;
+        total.sessions.push(...r.sessions);
+      } catch (err) {
+        if (!(await dbReachable())) throw err;
+        dead.push({ kind: 'dead', record: one.record, code: 'storage_rejected', reason: (err as Error).message.slice(0, 2000) });
+      }
+    }
+    total.sessions = [...new Set(total.sessions)];
+    return total;
+  }
+
+  return async (batch: BusBatch) => {
+    const decoded = batch.records.map(decodeRecord);
+    const dead = decoded.filter((d): d is Dead => d.kind === 'dead');
+    const events = decoded.filter((d): d is Extract<Decoded, { kind: 'event' }> => d.kind === 'event');
+    const evaluations = decoded.filter((d): d is Extract<Decoded, { kind: 'evaluation' }> => d.kind === 'evaluation');
+
+    const result = await writeIsolating(events, evaluations, dead);
+
+    if (dead.length > 0) {
+      await bus.publish(
+        TOPICS.agentEventsDeadLetter,
+        dead.map((d) => ({ key: d.record.key ?? 'unknown', value: deadLetter(batch.topic, d) })),
+      );
+      for (const d of dead)
+        logger.warn({ topic: batch.topic, partition: d.record.partition, offset: d.record.offset, code: d.code, reason: d.reason }, 'record dead-lettered');
+    }
+
+    const lastSeen = new Map<string, Date>();
+    for (const e of events) {
+      const t = new Date(e.event.time);
+      const prev = lastSeen.get(e.event.agentId);
+      if (!prev || t > prev) lastSeen.set(e.event.agentId, t);
+    }
+    await touchAgents(db, lastSeen).catch((err) => logger.warn({ err }, 'agent last-seen update failed'));
+
+    logger.debug(
+      { topic: batch.topic, partition: batch.partition, records: batch.records.length, ...result, dead: dead.length },
+      'batch projected',
+    );
+    if (deps.afterWrite && (result.eventsInserted > 0 || result.evaluationsInserted > 0)) await deps.afterWrite(result);
+  };
+}

@@ -1,0 +1,79 @@
+import express from 'express';
+import { KafkaBus, type EventBus, type Subscription } from '@agent-warden/bus';
+import { TOPICS } from '@agent-warden/contracts';
+import { createPrisma, type PrismaClient } from '@agent-warden/db';
+import { healthRouter, listen, type RunningServer } from '@agent-warden/http';
+import { createLogger, type Logger } from '@agent-warden/observability';
+import type { ProjectorConfig } from './config';
+import { createProjectionHandler, type AfterWrite } from './handler';
+
+/** Subscribes the projection handler to the event and evaluation topics of `bus`. */
+export async function startProjection(deps: {
+  db: PrismaClient;
+  bus: EventBus;
+  logger: Logger;
+  groupId: string;
+  afterWrite?: AfterWrite;
+}): Promise<Subscription> {
+  const handler = createProjectionHandler(deps);
+  return deps.bus.subscribe({
+    groupId: deps.groupId,
+    topics: [TOPICS.agentEvents, TOPICS.guardrailEvaluations],
+    handler,
+    fromBeginning: true,
+  });
+}
+
+/** A running projector. */
+export interface RunningProjector {
+  /** Health server URL, when `PORT` is not 0. */
+  url?: string;
+  stop(deadlineMs?: number): Promise<void>;
+}
+
+/** Starts a projector (stack mode): a kafkajs consumer group member writing to PostgreSQL. */
+export async function start(
+  config: ProjectorConfig,
+  logger: Logger = createLogger({ name: 'projector', level: config.LOG_LEVEL }),
+): Promise<RunningProjector> {
+  const db = createPrisma(config.DATABASE_URL);
+  const bus = new KafkaBus({
+    brokers: config.KAFKA_BROKERS,
+    topicPrefix: config.KAFKA_TOPIC_PREFIX,
+    clientId: 'warden-projector',
+    logger,
+    partitionsConsumedConcurrently: config.WARDEN_PROJECTOR_CONCURRENCY,
+  });
+  await bus.ensureTopics([
+    { topic: TOPICS.agentEvents, numPartitions: config.WARDEN_EVENT_PARTITIONS },
+    { topic: TOPICS.agentEventsDeadLetter, numPartitions: 1 },
+    { topic: TOPICS.guardrailEvaluations, numPartitions: config.WARDEN_EVENT_PARTITIONS },
+  ]);
+  let ready = false;
+  let server: RunningServer | undefined;
+  if (config.PORT !== 0) {
+    const app = express();
+    app.use(healthRouter(() => ready));
+    server = await listen(app, config.PORT);
+  }
+  const sub = await startProjection({ db, bus, logger, groupId: config.WARDEN_PROJECTOR_GROUP });
+  ready = true;
+  logger.info({ groupId: config.WARDEN_PROJECTOR_GROUP }, 'projector consuming');
+  return {
+    url: server?.url,
+    stop: async (deadlineMs = 15_000) => {
+      ready = false;
+      const deadline = new Promise<void>((r) => setTimeout(r, deadlineMs).unref());
+      await Promise.race([
+        (async () => {
+          await sub.stop();
+          await bus.close();
+          await db.$disconnect();
+          await server?.close();
+        })(),
+        deadline,
+      ]);
+      logger.info('projector stopped');
+    },
+  };
+}

@@ -1,0 +1,244 @@
+import type { AgentEvent, EvaluationRecord } from '@agent-warden/contracts';
+import { Prisma, type PrismaClient } from '@agent-warden/db';
+
+/** An agent event with its project, ready to store. */
+export interface ProjectedEvent {
+  projectId: string;
+  event: AgentEvent;
+}
+
+/** What one write stored (only new rows count: re-deliveries store nothing). */
+export interface WriteResult {
+  eventsInserted: number;
+  evaluationsInserted: number;
+  /** Session ids that received new events (the intelligence issue schedules readiness from these). */
+  sessions: string[];
+}
+
+interface SessionAgg {
+  id: string;
+  projectId: string;
+  agentId: string;
+  agentVersionId: string;
+  startedAt: Date;
+  lastEventAt: Date;
+  endedAt: Date | null;
+  status: string | null;
+  inputSummary: string | null;
+  count: number;
+  maxSequence: number;
+}
+
+interface RunAgg {
+  id: string;
+  projectId: string;
+  sessionId: string;
+  agentId: string;
+  agentVersionId: string;
+  name: string | null;
+  status: string | null;
+  inputSummary: string | null;
+  outputSummary: string | null;
+  error: string | null;
+  startedAt: Date | null;
+  endedAt: Date | null;
+}
+
+function aggregateSessions(events: ProjectedEvent[]): SessionAgg[] {
+  const m = new Map<string, SessionAgg>();
+  for (const { projectId, event: e } of events) {
+    const t = new Date(e.time);
+    let s = m.get(e.sessionId);
+    if (!s) {
+      s = {
+        id: e.sessionId,
+        projectId,
+        agentId: e.agentId,
+        agentVersionId: e.agentVersionId,
+        startedAt: t,
+        lastEventAt: t,
+        endedAt: null,
+        status: null,
+        inputSummary: null,
+        count: 0,
+        maxSequence: 0,
+      };
+      m.set(e.sessionId, s);
+    }
+    s.count += 1;
+    if (t < s.startedAt) s.startedAt = t;
+    if (t > s.lastEventAt) s.lastEventAt = t;
+    if (e.sequence > s.maxSequence) s.maxSequence = e.sequence;
+    if (e.type === 'agent.session.started' && e.data.inputSummary) s.inputSummary = e.data.inputSummary;
+    if (e.type === 'agent.run.started' && e.data.inputSummary && !s.inputSummary) s.inputSummary = e.data.inputSummary;
+    if (e.type === 'agent.session.ended') {
+      s.endedAt = t;
+      s.status = e.data.status;
+    }
+  }
+  return [...m.values()];
+}
+
+function aggregateRuns(events: ProjectedEvent[]): RunAgg[] {
+  const m = new Map<string, RunAgg>();
+  for (const { projectId, event: e } of events) {
+    if (e.type !== 'agent.run.started' && e.type !== 'agent.run.completed') continue;
+    const id = e.runId!;
+    let r = m.get(id);
+    if (!r) {
+      r = {
+        id,
+        projectId,
+        sessionId: e.sessionId,
+        agentId: e.agentId,
+        agentVersionId: e.agentVersionId,
+        name: null,
+        status: null,
+        inputSummary: null,
+        outputSummary: null,
+        error: null,
+        startedAt: null,
+        endedAt: null,
+      };
+      m.set(id, r);
+    }
+    if (e.type === 'agent.run.started') {
+      r.name = e.data.name ?? null;
+      r.inputSummary = e.data.inputSummary ?? null;
+      r.startedAt = new Date(e.time);
+      r.status ??= 'running';
+    } else {
+      r.status = e.data.status;
+      r.outputSummary = e.data.outputSummary ?? null;
+      r.error = e.data.error?.message ?? null;
+      r.endedAt = new Date(e.time);
+    }
+  }
+  return [...m.values()];
+}
+
+function upsertSessions(tx: Prisma.TransactionClient, rows: SessionAgg[]) {
+  const values = rows.map(
+    (s) => Prisma.sql`(${s.id}::uuid, ${s.projectId}::uuid, ${s.agentId}::uuid, ${s.agentVersionId}::uuid,
+      ${s.status ?? 'active'}, ${s.inputSummary}, ${s.startedAt}::timestamptz, ${s.endedAt}::timestamptz,
+      ${s.lastEventAt}::timestamptz, ${s.count}::int, ${s.maxSequence}::int)`,
+  );
+  return tx.$executeRaw`
+    INSERT INTO sessions (id, project_id, agent_id, agent_version_id, status, input_summary, started_at,
+                          ended_at, last_event_at, event_count, max_sequence)
+    VALUES ${Prisma.join(values)}
+    ON CONFLICT (id) DO UPDATE SET
+      started_at    = LEAST(sessions.started_at, EXCLUDED.started_at),
+      last_event_at = GREATEST(sessions.last_event_at, EXCLUDED.last_event_at),
+      ended_at      = COALESCE(EXCLUDED.ended_at, sessions.ended_at),
+      status        = CASE WHEN EXCLUDED.ended_at IS NOT NULL THEN EXCLUDED.status ELSE sessions.status END,
+      input_summary = COALESCE(sessions.input_summary, EXCLUDED.input_summary),
+      event_count   = sessions.event_count + EXCLUDED.event_count,
+      max_sequence  = GREATEST(sessions.max_sequence, EXCLUDED.max_sequence)`;
+}
+
+function upsertRuns(tx: Prisma.TransactionClient, rows: RunAgg[]) {
+  const values = rows.map(
+    (r) => Prisma.sql`(${r.id}::uuid, ${r.projectId}::uuid, ${r.sessionId}::uuid, ${r.agentId}::uuid,
+      ${r.agentVersionId}::uuid, ${r.name}, ${r.status ?? 'running'}, ${r.inputSummary}, ${r.outputSummary},
+      ${r.error}, ${r.startedAt}::timestamptz, ${r.endedAt}::timestamptz)`,
+  );
+  return tx.$executeRaw`
+    INSERT INTO runs (id, project_id, session_id, agent_id, agent_version_id, name, status, input_summary,
+                      output_summary, error, started_at, ended_at)
+    VALUES ${Prisma.join(values)}
+    ON CONFLICT (id) DO UPDATE SET
+      name           = COALESCE(EXCLUDED.name, runs.name),
+      status         = CASE WHEN EXCLUDED.ended_at IS NOT NULL OR runs.ended_at IS NULL THEN EXCLUDED.status ELSE runs.status END,
+      input_summary  = COALESCE(EXCLUDED.input_summary, runs.input_summary),
+      output_summary = COALESCE(EXCLUDED.output_summary, runs.output_summary),
+      error          = COALESCE(EXCLUDED.error, runs.error),
+      started_at     = COALESCE(EXCLUDED.started_at, runs.started_at),
+      ended_at       = COALESCE(EXCLUDED.ended_at, runs.ended_at)`;
+}
+
+/**
+ * Stores a batch in one transaction, idempotently (STYLE.md "Ingestion"): events are inserted with
+ * `ON CONFLICT DO NOTHING` on their id, and session counters, runs and evaluations are derived only
+ * from the events this write actually inserted — so a re-delivered batch changes nothing and every
+ * event is stored exactly once. Throws on any database error (the caller retries or isolates).
+ */
+export async function writeBatch(
+  db: PrismaClient,
+  events: ProjectedEvent[],
+  evaluations: EvaluationRecord[],
+): Promise<WriteResult> {
+  return db.$transaction(
+    async (tx) => {
+      let fresh: ProjectedEvent[] = [];
+      if (events.length > 0) {
+        const inserted = await tx.event.createManyAndReturn({
+          data: events.map(({ projectId, event: e }) => ({
+            id: e.id,
+            projectId,
+            sessionId: e.sessionId,
+            runId: e.runId ?? null,
+            parentId: e.parentId ?? null,
+            agentId: e.agentId,
+            agentVersionId: e.agentVersionId,
+            type: e.type,
+            time: new Date(e.time),
+            sequence: e.sequence,
+            data: e.data as Prisma.InputJsonValue,
+          })),
+          skipDuplicates: true,
+          select: { id: true },
+        });
+        const ids = new Set(inserted.map((r) => r.id));
+        fresh = events.filter((e) => ids.has(e.event.id));
+      }
+      if (fresh.length > 0) {
+        await upsertSessions(tx, aggregateSessions(fresh));
+        const runs = aggregateRuns(fresh);
+        if (runs.length > 0) await upsertRuns(tx, runs);
+      }
+      let evaluationsInserted = 0;
+      if (evaluations.length > 0) {
+        const r = await tx.guardrailEvaluation.createMany({
+          data: evaluations.map((v) => ({
+            id: v.evaluationId,
+            projectId: v.projectId,
+            agentId: v.agentId,
+            agentVersionId: v.agentVersionId,
+            sessionId: v.sessionId,
+            runId: v.runId,
+            toolCallId: v.toolCallId,
+            toolName: v.input.tool?.name ?? v.input.action?.name ?? null,
+            mode: v.mode,
+            policyDecision: v.policyDecision,
+            effectiveDecision: v.effectiveDecision,
+            matchedGuardrails: v.matchedGuardrails as unknown as Prisma.InputJsonValue,
+            wouldBlock: v.wouldBlock,
+            wouldRequireApproval: v.wouldRequireApproval,
+            dryRun: v.dryRun,
+            approvalId: v.approvalId,
+            input: v.input as Prisma.InputJsonValue,
+            evaluatedAt: new Date(v.evaluatedAt),
+          })),
+          skipDuplicates: true,
+        });
+        evaluationsInserted = r.count;
+      }
+      return {
+        eventsInserted: fresh.length,
+        evaluationsInserted,
+        sessions: [...new Set(fresh.map((e) => e.event.sessionId))],
+      };
+    },
+    { timeout: 60_000, maxWait: 30_000 },
+  );
+}
+
+/** Marks agents as seen (best effort, outside the batch transaction to avoid cross-partition lock waits). */
+export async function touchAgents(db: PrismaClient, lastSeen: Map<string, Date>): Promise<void> {
+  if (lastSeen.size === 0) return;
+  const values = [...lastSeen].sort(([a], [b]) => a.localeCompare(b)).map(([id, t]) => Prisma.sql`(${id}::uuid, ${t}::timestamptz)`);
+  await db.$executeRaw`
+    UPDATE agents a SET last_seen_at = GREATEST(coalesce(a.last_seen_at, v.t), v.t)
+    FROM (VALUES ${Prisma.join(values)}) AS v(id, t) WHERE a.id = v.id`;
+}

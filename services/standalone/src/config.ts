@@ -1,0 +1,32 @@
+import path from 'node:path';
+import { z } from 'zod';
+import { INGEST_LIMITS } from '@agent-warden/contracts';
+import { IntEnv } from '@agent-warden/config';
+
+/**
+ * Standalone configuration (`npm start`): every service in one process.
+ *
+ * | variable | default | meaning |
+ * |---|---|---|
+ * | `PORT` | 7400 | HTTP port of the whole service |
+ * | `HOST` | 127.0.0.1 | interface to bind (`0.0.0.0` to expose it) |
+ * | `WARDEN_DATA_DIR` | `./.warden` | where the embedded PostgreSQL keeps its data |
+ * | `DATABASE_URL` | — | use this PostgreSQL instead of the embedded one |
+ * | `WARDEN_INIT_API_KEY` | — | API key (all scopes) ensured at start; else one is generated at first start and printed once |
+ * | `WARDEN_MAX_BODY_BYTES` / `WARDEN_MAX_EVENTS_PER_BATCH` / `WARDEN_MAX_EVENT_BYTES` | 5 MiB / 500 / 256 KiB | ingest limits |
+ * | `WARDEN_APPROVAL_TIMEOUT_SECONDS` | 300 | approval deadline when the policy sets none |
+ * | `LOG_LEVEL` | info | pino level |
+ */
+export const StandaloneConfig = z.object({
+  PORT: IntEnv.min(0).max(65535).default(7400),
+  HOST: z.string().default('127.0.0.1'),
+  WARDEN_DATA_DIR: z.string().default('.warden').transform((p) => path.resolve(p)),
+  DATABASE_URL: z.string().min(1).optional(),
+  WARDEN_INIT_API_KEY: z.string().min(20).optional(),
+  WARDEN_MAX_BODY_BYTES: IntEnv.min(1024).default(INGEST_LIMITS.maxBodyBytes),
+  WARDEN_MAX_EVENTS_PER_BATCH: IntEnv.min(1).default(INGEST_LIMITS.maxEventsPerBatch),
+  WARDEN_MAX_EVENT_BYTES: IntEnv.min(256).default(INGEST_LIMITS.maxEventBytes),
+  WARDEN_APPROVAL_TIMEOUT_SECONDS: IntEnv.min(1).default(300),
+  LOG_LEVEL: z.string().default('info'),
+});
+export type StandaloneConfig = z.infer<typeof StandaloneConfig>;

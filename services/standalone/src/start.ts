@@ -1,0 +1,95 @@
+import path from 'node:path';
+import express from 'express';
+import { apiRoutes, bootstrapProject } from '@agent-warden/api';
+import { InMemoryBus } from '@agent-warden/bus';
+import { createPrisma, EMBEDDED_POOL_MAX, migrate, startEmbeddedPostgres } from '@agent-warden/db';
+import { gatewayRoutes, jsonBody, PolicyStore } from '@agent-warden/gateway';
+import { healthRouter, listen, notFoundHandler, openApiRouter, problemHandler } from '@agent-warden/http';
+import { createLogger, type Logger } from '@agent-warden/observability';
+import { startProjection } from '@agent-warden/projector';
+import type { StandaloneConfig } from './config';
+
+/** A running standalone service. */
+export interface RunningStandalone {
+  url: string;
+  port: number;
+  projectId: string;
+  /** Set only at the first start without `WARDEN_INIT_API_KEY`. */
+  generatedApiKey?: string;
+  databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts gateway, projector and api in one process (DESIGN.md "Standalone"): PostgreSQL embedded
+ * with PGlite behind pglite-socket (or `DATABASE_URL`), migrations applied, the in-process bus
+ * instead of Kafka, one HTTP port. Shutdown order: fail /ready, stop HTTP, stop consuming, close
+ * the database, stop the embedded server.
+ */
+export async function start(
+  config: StandaloneConfig,
+  logger: Logger = createLogger({ name: 'warden', level: config.LOG_LEVEL }),
+): Promise<RunningStandalone> {
+  const embedded = config.DATABASE_URL
+    ? undefined
+    : await startEmbeddedPostgres({ dataDir: path.join(config.WARDEN_DATA_DIR, 'pgdata'), logger: logger.child({ component: 'pglite' }) });
+  const databaseUrl = config.DATABASE_URL ?? embedded!.url;
+  try {
+    const { applied } = await migrate({ databaseUrl, logger: logger.child({ component: 'migrate' }) });
+    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  } catch (err) {
+    await embedded?.stop();
+    throw err;
+  }
+  const db = createPrisma(databaseUrl, { poolMax: embedded ? EMBEDDED_POOL_MAX : 10 });
+  const boot = await bootstrapProject(db, { initApiKey: config.WARDEN_INIT_API_KEY, logger });
+
+  const bus = new InMemoryBus(logger.child({ component: 'bus' }));
+  const projection = await startProjection({ db, bus, logger: logger.child({ component: 'projector' }), groupId: 'projector' });
+  const policies = new PolicyStore(db, logger.child({ component: 'policies' }));
+  await policies.start();
+
+  let ready = true;
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(healthRouter(() => ready && bus.isHealthy()));
+  app.use(jsonBody(config.WARDEN_MAX_BODY_BYTES));
+  app.use(openApiRouter());
+  app.use(
+    gatewayRoutes({
+      db,
+      bus,
+      policies,
+      logger,
+      limits: {
+        maxBodyBytes: config.WARDEN_MAX_BODY_BYTES,
+        maxEventsPerBatch: config.WARDEN_MAX_EVENTS_PER_BATCH,
+        maxEventBytes: config.WARDEN_MAX_EVENT_BYTES,
+      },
+      defaultApprovalTimeoutSeconds: config.WARDEN_APPROVAL_TIMEOUT_SECONDS,
+    }),
+  );
+  app.use(apiRoutes({ db, logger }));
+  app.use(notFoundHandler);
+  app.use(problemHandler(logger));
+  const server = await listen(app, config.PORT, config.HOST);
+  logger.info({ url: server.url, dataDir: embedded ? config.WARDEN_DATA_DIR : undefined }, 'agent warden listening');
+
+  return {
+    url: server.url,
+    port: server.port,
+    projectId: boot.projectId,
+    generatedApiKey: boot.generatedApiKey,
+    databaseUrl,
+    stop: async () => {
+      ready = false;
+      await server.close();
+      policies.stop();
+      await projection.stop();
+      await bus.close();
+      await db.$disconnect();
+      await embedded?.stop();
+      logger.info('agent warden stopped');
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { createPrisma, type PrismaClient } from '@agent-warden/db';
+import { bootstrapProject } from '@agent-warden/api';
+import { start as startApi } from '@agent-warden/api';
+import { start as startGateway, type RunningGateway } from '@agent-warden/gateway';
+import { silentLogger } from '@agent-warden/observability';
+import { createTestDatabase, type TestDatabase } from './database';
+import { randomSuffix, requireEnv } from './env';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/** A projector running as its own OS process (so a test can kill it hard). */
+export interface ProjectorProcess {
+  child: ChildProcess;
+  /** SIGKILL: no graceful commit, as in a crash. */
+  kill(): Promise<void>;
+  /** SIGTERM and wait for exit. */
+  stop(): Promise<void>;
+}
+
+/** The real stack for one test file: fresh database, gateway + api in-process, projector as a child process. */
+export interface TestStack {
+  db: TestDatabase;
+  prisma: PrismaClient;
+  gatewayUrl: string;
+  apiUrl: string;
+  apiKey: string;
+  projectId: string;
+  topicPrefix: string;
+  env: Record<string, string>;
+  startProjector(): Promise<ProjectorProcess>;
+  stop(): Promise<void>;
+}
+
+function waitExit(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+  });
+}
+
+/**
+ * Starts the stack on real Kafka and PostgreSQL with an isolated database, topic prefix and
+ * consumer group. Throws when `DATABASE_URL` or `KAFKA_BROKERS` is missing.
+ */
+export async function startTestStack(options: { projector?: boolean } = {}): Promise<TestStack> {
+  const brokers = requireEnv('KAFKA_BROKERS');
+  const db = await createTestDatabase();
+  const prisma = createPrisma(db.url, { poolMax: 4 });
+  const apiKey = `aw_test_${randomSuffix()}${randomSuffix()}${randomSuffix()}`;
+  const boot = await bootstrapProject(prisma, { initApiKey: apiKey });
+  const topicPrefix = `t${randomSuffix()}.`;
+  const env: Record<string, string> = {
+    DATABASE_URL: db.url,
+    KAFKA_BROKERS: brokers,
+    KAFKA_TOPIC_PREFIX: topicPrefix,
+    WARDEN_PROJECTOR_GROUP: `projector-${randomSuffix()}`,
+    WARDEN_EVENT_PARTITIONS: '3',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+  };
+  const gateway: RunningGateway = await startGateway(
+    {
+      PORT: 0,
+      DATABASE_URL: db.url,
+      KAFKA_BROKERS: brokers.split(','),
+      KAFKA_TOPIC_PREFIX: topicPrefix,
+      WARDEN_EVENT_PARTITIONS: 3,
+      WARDEN_MAX_BODY_BYTES: 1024 * 1024,
+      WARDEN_MAX_EVENTS_PER_BATCH: 100,
+      WARDEN_MAX_EVENT_BYTES: 64 * 1024,
+      WARDEN_APPROVAL_TIMEOUT_SECONDS: 30,
+      WARDEN_POLICY_REFRESH_MS: 500,
+      LOG_LEVEL: 'silent',
+    },
+    silentLogger(),
+  );
+  const api = await startApi({ PORT: 0, DATABASE_URL: db.url, LOG_LEVEL: 'silent' }, silentLogger());
+  const projectors = new Set<ProjectorProcess>();
+
+  const startProjector = async (): Promise<ProjectorProcess> => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'services/projector/src/main.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, PORT: '0' },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    const p: ProjectorProcess = {
+      child,
+      kill: async () => {
+        child.kill('SIGKILL');
+        await waitExit(child);
+        projectors.delete(p);
+      },
+      stop: async () => {
+        child.kill('SIGTERM');
+        await waitExit(child);
+        projectors.delete(p);
+      },
+    };
+    projectors.add(p);
+    return p;
+  };
+  if (options.projector !== false) await startProjector();
+
+  return {
+    db,
+    prisma,
+    gatewayUrl: gateway.url,
+    apiUrl: api.url,
+    apiKey,
+    projectId: boot.projectId,
+    topicPrefix,
+    env,
+    startProjector,
+    stop: async () => {
+      await Promise.all([...projectors].map((p) => p.stop()));
+      await gateway.stop();
+      await api.stop();
+      await prisma.$disconnect();
+      await db.drop();
+    },
+  };
+}
