@@ -4,6 +4,7 @@ import { replayFiles } from './replay';
 const USAGE = `usage: npm run replay -- [--url URL] [--api-key KEY] [--mode monitor|enforce] [--concurrency N] [--limit N] FILE.jsonl...
   --url       service base URL (default $WARDEN_BASE_URL or http://127.0.0.1:7400)
   --api-key   API key (default $WARDEN_API_KEY)
+  --api-url   where to read the counts back (stack mode: the api service; default --url)
 Prints one JSON line: {"trajectories","events_sent","events_stored","duplicates","missing","decisions":{...}}`;
 
 /** `npm run replay`: replays trajectory files through the TypeScript client and prints the summary read back. */
@@ -13,6 +14,7 @@ async function main(): Promise<void> {
     options: {
       url: { type: 'string' },
       'api-key': { type: 'string' },
+      'api-url': { type: 'string' },
       mode: { type: 'string', default: 'monitor' },
       concurrency: { type: 'string', default: '8' },
       limit: { type: 'string' },
@@ -37,6 +39,7 @@ async function main(): Promise<void> {
     baseUrl: (values.url ?? process.env.WARDEN_BASE_URL ?? 'http://127.0.0.1:7400').replace(/\/+$/, ''),
     apiKey,
     mode: values.mode,
+    statsUrl: values['api-url']?.replace(/\/+$/, ''),
     concurrency: Number(values.concurrency),
     limit: values.limit ? Number(values.limit) : undefined,
   });

@@ -20,6 +20,8 @@ export interface ReplayOptions {
   limit?: number;
   /** Longest wait for the service to project everything, ms (default 120 000). */
   settleTimeoutMs?: number;
+  /** Where to read the counts back (the api); default `baseUrl` (standalone serves both). */
+  statsUrl?: string;
   /** Called after each trajectory (progress). */
   onTrajectory?: (done: number) => void;
 }
@@ -43,7 +45,14 @@ interface Stats {
   events: number;
   sessions: number;
   duplicates: number;
+  byType: Record<string, number>;
   decisions: Record<string, number>;
+}
+
+/** Everything projected: every accepted event, and an evaluation row for every evaluated event. */
+function settled(s: Stats, sent: number): boolean {
+  const evaluations = Object.values(s.decisions).reduce((a, b) => a + b, 0);
+  return s.events >= sent && evaluations >= (s.byType['agent.guardrail.evaluated'] ?? 0);
 }
 
 async function fetchStats(baseUrl: string, apiKey: string, versions: string[]): Promise<Stats> {
@@ -151,10 +160,11 @@ export async function replayFiles(o: ReplayOptions): Promise<ReplaySummary> {
 
   const ids = [...versions];
   const deadline = Date.now() + (o.settleTimeoutMs ?? 120_000);
-  let stats = await fetchStats(o.baseUrl, o.apiKey, ids);
-  while (stats.events < totals.sent && Date.now() < deadline) {
+  const statsUrl = o.statsUrl ?? o.baseUrl;
+  let stats = await fetchStats(statsUrl, o.apiKey, ids);
+  while (!settled(stats, totals.sent) && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 250));
-    stats = await fetchStats(o.baseUrl, o.apiKey, ids);
+    stats = await fetchStats(statsUrl, o.apiKey, ids);
   }
   return {
     trajectories,

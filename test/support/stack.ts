@@ -30,6 +30,8 @@ export interface TestStack {
   topicPrefix: string;
   env: Record<string, string>;
   startProjector(): Promise<ProjectorProcess>;
+  /** SIGKILLs every projector process of this stack. */
+  killProjectors(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -112,6 +114,9 @@ export async function startTestStack(options: { projector?: boolean } = {}): Pro
     topicPrefix,
     env,
     startProjector,
+    killProjectors: async () => {
+      await Promise.all([...projectors].map((p) => p.kill()));
+    },
     stop: async () => {
       await Promise.all([...projectors].map((p) => p.stop()));
       await gateway.stop();

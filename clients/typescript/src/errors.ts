@@ -193,16 +193,7 @@ export class GuardrailUnavailableError extends WardenError {
   }
 }
 
-/** Normalises anything thrown into an `Error` (for logs and `agent.*.failed` payloads). */
-export function asError(e: unknown): Error {
-  if (e instanceof Error) return e;
-  return new Error(typeof e === 'string' ? e : safeString(e));
-}
-
-function safeString(v: unknown): string {
-  try {
-    return JSON.stringify(v) ?? String(v);
-  } catch {
-    return String(v);
-  }
+/** True for any Error, including one made in another realm (vm context, worker). */
+export function isErrorLike(e: unknown): e is Error {
+  return e instanceof Error || Object.prototype.toString.call(e) === '[object Error]';
 }

@@ -1,6 +1,5 @@
 import {
   effectiveDecision as applyMode,
-  newId,
   type Approval,
   type Decision,
   type GuardDecision,
@@ -8,7 +7,7 @@ import {
   type Mode,
 } from '@agent-warden/contracts';
 import { awaitApproval, type ApprovalDeps } from './approvals';
-import { GuardrailBlockedError, GuardrailUnavailableError } from './errors';
+import { GuardrailBlockedError, GuardrailUnavailableError, WardenError } from './errors';
 import { errorFields, type LogFields } from './logger';
 import type { FailMode } from './options';
 import type { EventScope } from './recorder';
@@ -47,15 +46,29 @@ export interface GuardDeps extends ApprovalDeps {
   identity: IdentitySource;
   mode: Mode;
   failMode: FailMode;
+  /** Cool-down after an unreachable guard, ms (default {@link GUARD_OUTAGE_COOLDOWN_MS}). */
+  outageCooldownMs?: number;
 }
+
+/**
+ * After the guard service was unreachable (retries spent), guarded calls skip it and follow
+ * `failMode` at once for this long, ms, instead of each waiting through the retries again.
+ */
+export const GUARD_OUTAGE_COOLDOWN_MS = 5000;
 
 /**
  * Asks the service about an action and acts by mode: monitor never stops (logs "would block" /
  * "would require approval"); enforce throws on `block`, waits for a human on `require_approval`.
- * Every check emits `agent.guardrail.evaluated` with its `outcome`.
+ * Every check emits `agent.guardrail.evaluated` with its `outcome`. When the service is
+ * unreachable, checks follow `failMode` and, for {@link GUARD_OUTAGE_COOLDOWN_MS}, fail fast.
  */
 export class Guard {
-  constructor(private readonly deps: GuardDeps) {}
+  private outage: { until: number; cause: unknown } | undefined;
+  private readonly cooldownMs: number;
+
+  constructor(private readonly deps: GuardDeps) {
+    this.cooldownMs = deps.outageCooldownMs ?? GUARD_OUTAGE_COOLDOWN_MS;
+  }
 
   /**
    * Evaluates `call` and returns when the action may run. Throws `GuardrailBlockedError`,
@@ -64,12 +77,17 @@ export class Guard {
    */
   async check(call: GuardCall): Promise<GuardCheckResult> {
     const { mode, logger } = this.deps;
+    if (this.outage && Date.now() < this.outage.until) return this.unavailable(call, this.outage.cause);
     let decision: GuardDecision;
     try {
       decision = await this.evaluate(call.input, call.scope, call.toolCallId, false);
     } catch (e) {
+      // A retryable failure (service down) opens a short cool-down: the next checks fail fast.
+      if (e instanceof WardenError && e.retryable)
+        this.outage = { until: Date.now() + this.cooldownMs, cause: e };
       return this.unavailable(call, e);
     }
+    this.outage = undefined;
     const effective =
       mode === 'monitor' ? applyMode(decision.policyDecision, 'monitor') : decision.effectiveDecision;
     const fields = logFields(call, decision);
@@ -148,9 +166,9 @@ export class Guard {
   }
 
   /**
-   * Emits `agent.guardrail.evaluated`. Without a decision (service unreachable) the event carries a
-   * client-made `evaluationId` (`unavailable:<uuid>`), no matches, and `policyDecision` equal to
-   * what the client did (`allow` when failing open, `block` when failing closed).
+   * Emits `agent.guardrail.evaluated`. Without a decision (service unreachable) the event carries no
+   * `evaluationId`, no matches, and `policyDecision` equal to what the client did (`allow` when
+   * failing open, `block` when failing closed), with `outcome` `failed_open` / `failed_closed`.
    */
   private record(
     call: GuardCall,
@@ -161,7 +179,7 @@ export class Guard {
     this.deps.recorder.emit(
       'agent.guardrail.evaluated',
       {
-        evaluationId: decision?.evaluationId ?? `unavailable:${newId()}`,
+        evaluationId: decision?.evaluationId,
         toolCallId: call.toolCallId,
         toolName: call.input.tool?.name,
         mode: decision?.mode ?? this.deps.mode,

@@ -46,11 +46,12 @@ export function safeLogger(logger: Partial<Logger>): Logger {
 
 /** Short, JSON-friendly description of an error for log fields. */
 export function errorFields(e: unknown): LogFields {
-  if (e instanceof Error) {
-    const fields: LogFields = { error: e.message, errorType: e.name };
-    const code = (e as { code?: unknown }).code;
+  if (e instanceof Error || Object.prototype.toString.call(e) === '[object Error]') {
+    const err = e as Error;
+    const fields: LogFields = { error: err.message, errorType: err.name };
+    const code = (err as { code?: unknown }).code;
     if (typeof code === 'string') fields.errorCode = code;
-    const status = (e as { status?: unknown }).status;
+    const status = (err as { status?: unknown }).status;
     if (typeof status === 'number') fields.status = status;
     return fields;
   }

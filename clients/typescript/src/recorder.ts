@@ -2,6 +2,9 @@ import { isUuidV7, newId, type AgentEventInput, type EventType } from '@agent-wa
 import { errorFields, type Logger } from './logger';
 import { truncate } from './serialize';
 
+/** Ended sessions whose sequence counters are remembered. */
+const MAX_ENDED_SESSIONS = 1000;
+
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 /**
@@ -53,6 +56,8 @@ export interface EndSessionOptions {
 export class EventRecorder {
   private current: string;
   private readonly sequences = new Map<string, number>();
+  /** Ended sessions, oldest first; their counters are kept (late events continue the sequence) up to a bound. */
+  private readonly ended: string[] = [];
 
   constructor(
     private readonly sink: (item: QueuedEvent) => void,
@@ -92,7 +97,8 @@ export class EventRecorder {
 
   /**
    * Emits `agent.session.ended` for the current session (when it has started) and makes a new
-   * session current. Its sequence counter is forgotten, so emit nothing more into it.
+   * session current. Late events of the ended session (e.g. from a run still going) continue its
+   * sequence; counters of the {@link MAX_ENDED_SESSIONS} most recently ended sessions are kept.
    */
   endSession(options: EndSessionOptions = {}): void {
     const id = this.current;
@@ -102,7 +108,8 @@ export class EventRecorder {
         { status: options.status ?? 'completed', outputSummary: truncate(options.outputSummary, 10_000) },
         { sessionId: id },
       );
-      this.sequences.delete(id);
+      this.ended.push(id);
+      if (this.ended.length > MAX_ENDED_SESSIONS) this.sequences.delete(this.ended.shift() as string);
     }
     this.current = newId();
   }

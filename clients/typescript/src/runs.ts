@@ -143,7 +143,8 @@ export async function runInRun<T>(
     if (run.isCancelled) status = 'cancelled';
     return result;
   } catch (e) {
-    status = run.isCancelled || (e instanceof Error && e.name === 'AbortError') ? 'cancelled' : 'failed';
+    status =
+      run.isCancelled || (e as { name?: unknown } | null)?.name === 'AbortError' ? 'cancelled' : 'failed';
     error = errorInfo(e);
     throw e;
   } finally {

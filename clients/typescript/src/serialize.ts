@@ -58,7 +58,10 @@ function normalise(v: unknown, seen: WeakSet<object>, depth: number): unknown {
   seen.add(obj);
   try {
     if (obj instanceof Date) return Number.isNaN(obj.getTime()) ? null : obj.toISOString();
-    if (obj instanceof Error) return { name: obj.name, message: obj.message };
+    if (obj instanceof Error || Object.prototype.toString.call(obj) === '[object Error]') {
+      const err = obj as Error;
+      return { name: err.name, message: err.message };
+    }
     if (Array.isArray(obj)) return obj.map((x) => normalise(x, seen, depth + 1) ?? null);
     if (obj instanceof Map) {
       const out: Record<string, unknown> = {};

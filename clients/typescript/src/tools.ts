@@ -7,6 +7,7 @@ import {
   type RiskLevel,
 } from '@agent-warden/contracts';
 import type { Scope } from './context';
+import { isErrorLike } from './errors';
 import type { GuardCheckResult, GuardInput } from './guard';
 import type { Runtime } from './runtime';
 import { toJsonObject, toJsonSafe, truncate } from './serialize';
@@ -170,12 +171,12 @@ export async function runGuarded<T>(
   return callback(checked);
 }
 
-/** `{ message, type }` of anything thrown (message ≤ 10,000 characters). */
+/** `{ message, type }` of anything thrown (message ≤ 10,000 characters; `type` = the error's name). */
 export function errorInfo(e: unknown): { message: string; type?: string } {
-  if (e instanceof Error) return { message: truncate(e.message, 10_000) ?? '', type: truncate(e.name, 200) };
   if (typeof e === 'string') return { message: truncate(e, 10_000) ?? '' };
   if (e && typeof e === 'object' && typeof (e as { message?: unknown }).message === 'string') {
-    const { message, type } = e as { message: string; type?: unknown };
+    const { message } = e as { message: string };
+    const type = isErrorLike(e) ? e.name : (e as { type?: unknown }).type;
     return {
       message: truncate(message, 10_000) ?? '',
       type: typeof type === 'string' ? truncate(type, 200) : undefined,

@@ -10,6 +10,7 @@ import {
   ServiceUnavailableError,
   ValidationError,
   WardenError,
+  isErrorLike,
 } from './errors';
 import { errorFields, type Logger } from './logger';
 
@@ -103,7 +104,9 @@ export class Transport {
         signal: AbortSignal.timeout(timeoutMs),
       });
     } catch (e) {
-      const timedOut = e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError');
+      // Duck-typed: the DOMException of AbortSignal.timeout may come from another realm.
+      const name = (e as { name?: unknown } | null)?.name;
+      const timedOut = name === 'TimeoutError' || name === 'AbortError';
       const reason = timedOut ? `timed out after ${timeoutMs} ms` : describeNetworkError(e);
       throw new ConnectionError(`${spec.method} ${spec.path.split('?')[0]}: ${reason}`, {
         cause: e,
@@ -160,7 +163,7 @@ function parseJson(text: string): unknown {
 }
 
 function describeNetworkError(e: unknown): string {
-  if (!(e instanceof Error)) return String(e);
+  if (!isErrorLike(e)) return String(e);
   const cause = (e as { cause?: unknown }).cause;
   const code = cause && typeof cause === 'object' ? (cause as { code?: unknown }).code : undefined;
   return typeof code === 'string' ? `${e.message} (${code})` : e.message;

@@ -6,6 +6,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  AgentEvent,
+  CapabilityDeclaration,
+  GuardRequest,
+  IdentifyRequest,
   effectiveDecision,
   newId,
   type Approval,
@@ -67,6 +71,8 @@ export class FakeWarden {
   /** Policy decision per evaluate request (default: allow). */
   decide: (req: Record<string, unknown>) => Decision = () => 'allow';
   approvalPlan: ApprovalPlan = { status: 'approved', afterMs: 50 };
+  /** Requests and events that broke the contract (checked with the zod schemas); should stay empty. */
+  readonly contractViolations: Array<{ what: string; issues: string }> = [];
   /** Event ids to reject in the 202 answer. */
   rejectIds = new Set<string>();
   /** Most `POST /v1/events` handled at the same time (checks the single flush loop). */
@@ -104,7 +110,13 @@ export class FakeWarden {
   }
 
   /** Makes the next `times` requests matching `path` answer `status` (problem+json). */
-  fail(path: string | RegExp, status: number, times = 1, headers?: Record<string, string>, method?: string): void {
+  fail(
+    path: string | RegExp,
+    status: number,
+    times = 1,
+    headers?: Record<string, string>,
+    method?: string,
+  ): void {
     this.faults.push({ path, status, times, headers, method });
   }
 
@@ -130,12 +142,28 @@ export class FakeWarden {
     };
     this.requests.push(rec);
 
-    const fault = this.faults.find((f) => f.times > 0 && matches(rec.path, f.path) && (!f.method || f.method === rec.method));
+    const fault = this.faults.find(
+      (f) => f.times > 0 && matches(rec.path, f.path) && (!f.method || f.method === rec.method),
+    );
     if (fault) {
       fault.times--;
       return problem(res, fault.status, fault.headers);
     }
     if (req.headers.authorization !== 'Bearer test-key') return problem(res, 401);
+
+    const schema =
+      rec.method === 'POST' && rec.path === '/v1/agents/identify'
+        ? IdentifyRequest
+        : rec.method === 'POST' && rec.path === '/v1/guardrails/evaluate'
+          ? GuardRequest
+          : rec.method === 'PUT'
+            ? CapabilityDeclaration
+            : undefined;
+    const checked = schema?.safeParse(body);
+    if (checked && !checked.success) {
+      this.contractViolations.push({ what: `${rec.method} ${rec.path}`, issues: checked.error.message });
+      return problem(res, 400);
+    }
 
     if (rec.method === 'POST' && rec.path === '/v1/agents/identify') {
       if (this.identifyDelayMs) await delay(this.identifyDelayMs);
@@ -149,12 +177,18 @@ export class FakeWarden {
     }
     const caps = /^\/v1\/agents\/([^/]+)\/versions\/([^/]+)\/capabilities$/.exec(rec.path);
     if (rec.method === 'PUT' && caps) {
-      return json(res, 200, { agentVersionId: caps[2], capabilities: (body as { capabilities: unknown[] }).capabilities });
+      return json(res, 200, {
+        agentVersionId: caps[2],
+        capabilities: (body as { capabilities: unknown[] }).capabilities,
+      });
     }
-    if (rec.method === 'POST' && rec.path === '/v1/events') return this.ingest(res, body as { events: RecordedEvent[] });
-    if (rec.method === 'POST' && rec.path === '/v1/guardrails/evaluate') return this.evaluate(res, body as Record<string, unknown>);
+    if (rec.method === 'POST' && rec.path === '/v1/events')
+      return this.ingest(res, body as { events: RecordedEvent[] });
+    if (rec.method === 'POST' && rec.path === '/v1/guardrails/evaluate')
+      return this.evaluate(res, body as Record<string, unknown>);
     const apr = /^\/v1\/approvals\/([^/]+)$/.exec(rec.path);
-    if (rec.method === 'GET' && apr) return this.approval(res, apr[1]!, Number(url.searchParams.get('waitSeconds') ?? 0));
+    if (rec.method === 'GET' && apr)
+      return this.approval(res, apr[1]!, Number(url.searchParams.get('waitSeconds') ?? 0));
     return problem(res, 404);
   }
 
@@ -166,8 +200,13 @@ export class FakeWarden {
     const rejected: Array<{ index: number; id: string; code: string; message: string }> = [];
     let accepted = 0;
     body.events.forEach((e, index) => {
-      if (this.rejectIds.has(e.id)) rejected.push({ index, id: e.id, code: 'invalid_event', message: 'rejected by test' });
-      else if (!this.events.some((x) => x.id === e.id)) {
+      const valid = AgentEvent.safeParse(e);
+      if (!valid.success) {
+        this.contractViolations.push({ what: `event ${e.type}`, issues: valid.error.message });
+        rejected.push({ index, id: e.id, code: 'invalid_event', message: valid.error.message });
+      } else if (this.rejectIds.has(e.id)) {
+        rejected.push({ index, id: e.id, code: 'invalid_event', message: 'rejected by test' });
+      } else if (!this.events.some((x) => x.id === e.id)) {
         this.events.push(e);
         accepted++;
       } else accepted++;
@@ -186,7 +225,15 @@ export class FakeWarden {
       matchedGuardrails:
         policyDecision === 'allow'
           ? []
-          : [{ policyId: 'pol_1', name: `test-${policyDecision}`, version: 1, decision: policyDecision, reason: 'test rule' }],
+          : [
+              {
+                policyId: 'pol_1',
+                name: `test-${policyDecision}`,
+                version: 1,
+                decision: policyDecision,
+                reason: 'test rule',
+              },
+            ],
       wouldBlock: policyDecision === 'block',
       wouldRequireApproval: policyDecision === 'require_approval',
       evaluatedAt: new Date().toISOString(),
@@ -276,7 +323,13 @@ const TITLES: Record<number, [string, string]> = {
 
 function problem(res: ServerResponse, status: number, headers: Record<string, string> = {}): void {
   const [code, title] = TITLES[status] ?? ['internal', 'Error'];
-  const body: Record<string, unknown> = { type: `https://agentwarden.dev/problems/${code}`, title, status, code, detail: title };
+  const body: Record<string, unknown> = {
+    type: `https://agentwarden.dev/problems/${code}`,
+    title,
+    status,
+    code,
+    detail: title,
+  };
   if (status === 400) body.errors = [{ path: 'events.0.data', message: 'bad' }];
   res.writeHead(status, { 'content-type': 'application/problem+json', ...headers });
   res.end(JSON.stringify(body));

@@ -17,7 +17,10 @@ export function captureLogger(): Logger & { lines: LogLine[] } {
 }
 
 /** Client options for tests: fast retries, no timer flush unless asked, quiet. */
-export function testOptions(server: FakeWarden | { url: string }, overrides: WardenClientOptions = {}): WardenClientOptions {
+export function testOptions(
+  server: FakeWarden | { url: string },
+  overrides: WardenClientOptions = {},
+): WardenClientOptions {
   return {
     baseUrl: server.url,
     apiKey: 'test-key',

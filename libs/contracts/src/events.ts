@@ -80,7 +80,8 @@ export const EventData = {
     details: JsonObject.optional(),
   }),
   'agent.guardrail.evaluated': z.object({
-    evaluationId: z.string(),
+    /** Absent only when the service could not be reached (`outcome` `failed_open` / `failed_closed`). */
+    evaluationId: z.string().optional(),
     toolCallId: ClientId.optional(),
     toolName: z.string().max(200).optional(),
     mode: Mode,

@@ -14,3 +14,4 @@ export * from './topics';
 export * from './read';
 export * from './ids';
 export { buildOpenApiDocument } from './openapi';
+export * from './queues';

@@ -47,7 +47,7 @@ const bodies: Record<string, unknown> = {
         {
           any: [
             { field: 'arguments.command', op: 'regex', value: 'rm\\s+-(rf|fr)\\s+/' },
-            { field: 'arguments.command', op: 'regex', value: 'git\\s+push\\s+(.*\\s)?(--force|-f)\\b' },
+            { field: 'arguments.command', op: 'regex', value: 'git\\s+push\\s+(.*\\s)?(--force|-f)(\\s|$)' },
             { field: 'arguments.command', op: 'regex', value: 'curl\\s[^|]*\\|\\s*(sudo\\s+)?(ba|z)?sh\\b' },
           ],
         },
@@ -195,7 +195,7 @@ describe('bash (SWE-agent)', () => {
   test('the reason names the branch that matched', () => {
     const r = engine.evaluate(call('bash', { command: 'git push --force' }), 'enforce');
     expect(r.matchedGuardrails[0]?.reason).toBe(
-      'tool.name = "bash" and arguments.command matches /git\\s+push\\s+(.*\\s)?(--force|-f)\\b/',
+      'tool.name = "bash" and arguments.command matches /git\\s+push\\s+(.*\\s)?(--force|-f)(\\s|$)/',
     );
   });
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { bindMigrationAwareSqlAdapterFactory, type SqlDriverAdapter, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import { bindMigrationAwareSqlAdapterFactory, ColumnTypeEnum, type SqlDriverAdapter, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { DiagnoseMigrationHistoryOutput, MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm/schema_engine_bg';
 import { startEmbeddedPostgres } from '../embedded';
 import { DEFAULT_MIGRATIONS_DIR, MIGRATION_LOCK_TOML } from './directory';
@@ -172,44 +172,81 @@ class ScratchAdapterFactory implements SqlMigrationAwareDriverAdapterFactory {
   }
 }
 
-/** One-connection `@prisma/adapter-pg` adapter for the engine, over {@link CharAsTextClient}. */
-function engineAdapter(connectionString: string): Promise<SqlDriverAdapter> {
-  const pool = new pg.Pool({ connectionString, max: 1, Client: CharAsTextClient });
-  return new PrismaPg(pool, { disposeExternalPool: true }).connect();
-}
-
 /**
- * A `pg` client that reports columns of PostgreSQL's internal `"char"` type (OID 18) as `text`.
- * `@prisma/adapter-pg` 7.10 cannot map `"char"`, and from PostgreSQL 18 (PGlite 0.5 is 18) the
- * engine's constraint introspection returns rows with such a column (`pg_constraint.contype`,
- * now holding NOT NULL constraints): "Column type 'char' could not be deserialized".
- * The values are single-character strings either way.
+ * One-connection `@prisma/adapter-pg` adapter for the engine that types columns of PostgreSQL's
+ * internal `"char"` type (OID 18) as the engine expects. `@prisma/adapter-pg` 7.10 cannot map
+ * `"char"` ("Column type 'char' could not be deserialized"), and the engine reads its constraint
+ * introspection's `pg_constraint.contype` as a char, which returns rows from PostgreSQL 18 on
+ * (NOT NULL constraints; PGlite 0.5 is PostgreSQL 18) or whenever a table has a CHECK constraint.
+ * The `pg` client reports such columns as `text` and remembers their positions; the adapter then
+ * types them `Character`. Sound because the adapter runs one query at a time on one connection.
  */
-class CharAsTextClient extends pg.Client {
-  override query(...args: unknown[]): never {
-    const result = (super.query as (...a: unknown[]) => unknown)(...args);
-    if (result instanceof Promise) {
-      return result.then((res: pg.QueryResult) => {
-        for (const field of res?.fields ?? []) if (field.dataTypeID === CHAR_OID) field.dataTypeID = TEXT_OID;
-        return res;
-      }) as never;
+async function engineAdapter(connectionString: string): Promise<SqlDriverAdapter> {
+  let charColumns: number[] = [];
+  const markChars = (res: pg.QueryResult | undefined) => {
+    charColumns = [];
+    res?.fields?.forEach((field, index) => {
+      if (field.dataTypeID !== CHAR_OID) return;
+      field.dataTypeID = TEXT_OID;
+      charColumns.push(index);
+    });
+    return res;
+  };
+  class CharAwareClient extends pg.Client {
+    override query(...args: unknown[]): never {
+      const last = args.length - 1;
+      const callback = args[last];
+      if (typeof callback === 'function') {
+        // pg.Pool#query passes a callback
+        args[last] = (error: Error | null, res: pg.QueryResult) => callback(error, markChars(res));
+      }
+      const result = (super.query as (...a: unknown[]) => unknown)(...args);
+      return (result instanceof Promise ? result.then(markChars) : result) as never;
     }
-    return result as never;
   }
+  const pool = new pg.Pool({ connectionString, max: 1, Client: CharAwareClient });
+  const adapter = await new PrismaPg(pool, { disposeExternalPool: true }).connect();
+  const queryRaw = adapter.queryRaw.bind(adapter);
+  adapter.queryRaw = async (query) => {
+    charColumns = [];
+    const result = await queryRaw(query);
+    for (const index of charColumns) result.columnTypes[index] = ColumnTypeEnum.Character;
+    return result;
+  };
+  return adapter;
 }
 const CHAR_OID = 18;
 const TEXT_OID = 25;
 
+/** The slice of the WebAssembly JS API used here (the project's `lib` has no DOM / wasm typings). */
+declare const WebAssembly: {
+  Module: { new (bytes: Uint8Array): WasmModule; imports(module: WasmModule): Array<{ module: string; name: string; kind: string }> };
+  Instance: new (module: WasmModule, imports: Record<string, unknown>) => { exports: Record<string, unknown> };
+};
+interface WasmModule {
+  readonly __brand?: 'WebAssembly.Module';
+}
+
 type Glue = typeof import('@prisma/schema-engine-wasm/schema_engine_bg');
+let lastPanic: string | undefined;
+
+/**
+ * The message of the engine's last Rust panic, if any. A panic surfaces in JS only as
+ * `RuntimeError: unreachable` (often as an uncaught exception); this says what went wrong.
+ */
+export function lastEnginePanic(): string | undefined {
+  return lastPanic;
+}
+
 let loading: Promise<{ glue: Glue; version: string }> | undefined;
 
 function loadEngineModule(): Promise<{ glue: Glue; version: string }> {
   return (loading ??= (async () => {
     const glue: Glue = await import('@prisma/schema-engine-wasm/schema_engine_bg');
     const registry = globalThis as { PRISMA_WASM_PANIC_REGISTRY?: { set_message(message: string): void } };
-    registry.PRISMA_WASM_PANIC_REGISTRY ??= { set_message: () => {} };
+    registry.PRISMA_WASM_PANIC_REGISTRY ??= { set_message: (message) => (lastPanic = message) };
     const module = compileWasm(glue);
-    const instance = new WebAssembly.Instance(module, { './schema_engine_bg.js': glue as unknown as WebAssembly.ModuleImports });
+    const instance = new WebAssembly.Instance(module, { './schema_engine_bg.js': glue });
     glue.__wbg_set_wasm(instance.exports);
     (instance.exports.__wbindgen_start as (() => void) | undefined)?.();
     return { glue, version: glue.version() };
@@ -217,7 +254,7 @@ function loadEngineModule(): Promise<{ glue: Glue; version: string }> {
 }
 
 /** The Prisma CLI's own engine when the glue provides everything it imports, else the package's. */
-function compileWasm(glue: Glue): WebAssembly.Module {
+function compileWasm(glue: Glue): WasmModule {
   const provided = glue as unknown as Record<string, unknown>;
   try {
     const cli = new WebAssembly.Module(fs.readFileSync(path.join(path.dirname(require.resolve('prisma/package.json')), 'build', 'schema_engine_bg.wasm')));

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The README's test command (`npm test`): generates the Prisma client, starts real PostgreSQL,
+# Kafka and Redis on loopback (infra/services.sh; installs Redis and fetches Kafka from Maven
+# Central when missing), then runs the unit and the integration suites. A suite whose service is
+# missing fails; none is skipped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+npm run --silent db:generate
+bash infra/services.sh up
+# shellcheck disable=SC1091
+source "${WARDEN_INFRA_DIR:-.infra}/env"
+export DATABASE_URL KAFKA_BROKERS REDIS_URL
+
+npx tsc -p tsconfig.json --noEmit
+npx jest --selectProjects unit "$@"
+npx jest --selectProjects integration --runInBand "$@"

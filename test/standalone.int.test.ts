@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { start, type RunningStandalone } from '@agent-warden/standalone';
+import { silentLogger } from '@agent-warden/observability';
+import { replayFiles } from '../scripts/replay/replay';
+import { TRAJECTORY_FILES } from './support/env';
+import { call } from './support/http';
+
+/** Standalone (`npm start`): embedded PGlite behind pglite-socket, in-process bus, one port. */
+describe('standalone: the whole service in one process', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-standalone-'));
+  const config = {
+    PORT: 0,
+    HOST: '127.0.0.1',
+    WARDEN_DATA_DIR: dataDir,
+    WARDEN_MAX_BODY_BYTES: 5 * 1024 * 1024,
+    WARDEN_MAX_EVENTS_PER_BATCH: 500,
+    WARDEN_MAX_EVENT_BYTES: 256 * 1024,
+    WARDEN_APPROVAL_TIMEOUT_SECONDS: 30,
+    LOG_LEVEL: 'silent',
+  };
+  let s: RunningStandalone;
+  let apiKey: string;
+  let stored = 0;
+
+  afterAll(async () => {
+    await s?.stop();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
+
+  test('a first start creates a project and prints a generated API key once', async () => {
+    s = await start(config, silentLogger());
+    expect(s.generatedApiKey).toMatch(/^aw_[A-Za-z0-9_-]{40,}$/);
+    apiKey = s.generatedApiKey!;
+    const health = await call(s.url, 'GET', '/ready');
+    expect(health.status).toBe(200);
+  }, 120_000);
+
+  test('all 762 shared trajectories are stored exactly once', async () => {
+    const summary = await replayFiles({ files: TRAJECTORY_FILES, baseUrl: s.url, apiKey, concurrency: 8 });
+    expect(summary.trajectories).toBe(762);
+    expect(summary.missing).toBe(0);
+    expect(summary.duplicates).toBe(0);
+    expect(summary.events_stored).toBe(summary.events_sent);
+    expect(summary.client.dropped + summary.client.failed + summary.client.rejected).toBe(0);
+    expect(summary.decisions).toEqual({ allow: 3571 });
+    stored = summary.events_stored;
+  }, 900_000);
+
+  test('after a restart the data is still there and no new key is generated', async () => {
+    await s.stop();
+    s = await start(config, silentLogger());
+    expect(s.generatedApiKey).toBeUndefined();
+    const stats = await call(s.url, 'GET', '/v1/stats/events', { apiKey });
+    expect(stats.status).toBe(200);
+    expect(stats.body.events).toBe(stored);
+    expect(stats.body.sessions).toBe(762);
+  }, 120_000);
+
+  test('WARDEN_INIT_API_KEY is honoured', async () => {
+    await s.stop();
+    const initKey = 'aw_init_key_for_the_standalone_test_0001';
+    s = await start({ ...config, WARDEN_INIT_API_KEY: initKey }, silentLogger());
+    const agents = await call(s.url, 'GET', '/v1/agents', { apiKey: initKey });
+    expect(agents.status).toBe(200);
+    expect(agents.body.items.length).toBeGreaterThan(0);
+  }, 120_000);
+});
