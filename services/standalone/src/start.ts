@@ -2,6 +2,7 @@ import path from 'node:path';
 import express from 'express';
 import { apiRoutes, bootstrapProject } from '@agent-warden/api';
 import { InMemoryBus } from '@agent-warden/bus';
+import { InMemoryJobQueue, type JobQueue } from '@agent-warden/queue';
 import { createPrisma, EMBEDDED_POOL_MAX, migrate, startEmbeddedPostgres } from '@agent-warden/db';
 import { gatewayRoutes, jsonBody, PolicyStore } from '@agent-warden/gateway';
 import { healthRouter, listen, notFoundHandler, openApiRouter, problemHandler } from '@agent-warden/http';
@@ -17,6 +18,8 @@ export interface RunningStandalone {
   /** Set only at the first start without `WARDEN_INIT_API_KEY`. */
   generatedApiKey?: string;
   databaseUrl: string;
+  /** The in-process job queue. */
+  queue: JobQueue;
   stop(): Promise<void>;
 }
 
@@ -45,6 +48,8 @@ export async function start(
   const boot = await bootstrapProject(db, { initApiKey: config.WARDEN_INIT_API_KEY, logger });
 
   const bus = new InMemoryBus(logger.child({ component: 'bus' }));
+  // The in-process job queue (BullMQ's substitute); the intelligence worker registers its processors on it.
+  const queue: JobQueue = new InMemoryJobQueue({ logger: logger.child({ component: 'queue' }) });
   const projection = await startProjection({ db, bus, logger: logger.child({ component: 'projector' }), groupId: 'projector' });
   const policies = new PolicyStore(db, logger.child({ component: 'policies' }));
   await policies.start();
@@ -81,12 +86,14 @@ export async function start(
     projectId: boot.projectId,
     generatedApiKey: boot.generatedApiKey,
     databaseUrl,
+    queue,
     stop: async () => {
       ready = false;
       await server.close();
       policies.stop();
       await projection.stop();
       await bus.close();
+      await queue.close();
       await db.$disconnect();
       await embedded?.stop();
       logger.info('agent warden stopped');
