@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+/* global process, console, fetch, AbortSignal */
 // `npm run db:generate`: runs `prisma generate` (the Prisma Client into libs/db/src/generated/prisma),
 // also where Prisma's engine binaries cannot be downloaded.
 //
@@ -32,7 +33,8 @@ async function main() {
   } catch {
     return skipOrFail(asPostinstall, 'the prisma CLI is not installed (devDependency)');
   }
-  if (!fs.existsSync(path.join(root, 'prisma', 'schema.prisma'))) return skipOrFail(asPostinstall, 'prisma/schema.prisma is missing');
+  if (!fs.existsSync(path.join(root, 'prisma', 'schema.prisma')))
+    return skipOrFail(asPostinstall, 'prisma/schema.prisma is missing');
 
   const env = { ...process.env };
   if (!env.PRISMA_SCHEMA_ENGINE_BINARY && !env.PRISMA_MIGRATION_ENGINE_BINARY && !schemaEngineOnDisk()) {
@@ -45,13 +47,19 @@ async function main() {
       );
     }
   }
-  const result = spawnSync(process.execPath, [cli, 'generate', ...process.argv.slice(2)], { cwd: root, env, stdio: 'inherit' });
+  const result = spawnSync(process.execPath, [cli, 'generate', ...process.argv.slice(2)], {
+    cwd: root,
+    env,
+    stdio: 'inherit',
+  });
   if (result.error) throw result.error;
   process.exit(result.status ?? 1);
 }
 
 function skipOrFail(asPostinstall, reason) {
-  console.error(`prisma-generate: ${reason}; ${asPostinstall ? 'skipping prisma generate' : 'cannot run prisma generate'}.`);
+  console.error(
+    `prisma-generate: ${reason}; ${asPostinstall ? 'skipping prisma generate' : 'cannot run prisma generate'}.`,
+  );
   process.exit(asPostinstall ? 0 : 1);
 }
 

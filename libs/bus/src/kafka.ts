@@ -172,7 +172,7 @@ export class KafkaBus implements EventBus {
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: this.options.partitionsConsumedConcurrently ?? 3,
-      eachBatch: async ({ batch, heartbeat, isRunning, isStale }) => {
+      eachBatch: async ({ batch, heartbeat, isRunning, isStale, resolveOffset }) => {
         if (batch.messages.length === 0) return;
         const records = batch.messages.map((m) => ({
           key: m.key ? m.key.toString('utf8') : null,
@@ -193,6 +193,9 @@ export class KafkaBus implements EventBus {
             await heartbeat().catch(() => undefined);
           }
         }
+        // resolveOffset moves the consumer's fetch position (without it kafkajs fetches the same
+        // records again); commitOffsets makes the position durable for the consumer group.
+        resolveOffset(batch.lastOffset());
         const next = (BigInt(batch.lastOffset()) + 1n).toString();
         await consumer.commitOffsets([{ topic: batch.topic, partition: batch.partition, offset: next }]);
         await heartbeat();

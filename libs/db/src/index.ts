@@ -4,3 +4,5 @@ export * from './projects';
 export * from './agents';
 export * from './approvals';
 export * from './policies';
+export * from './migrate';
+export * from './embedded';

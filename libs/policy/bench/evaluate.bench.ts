@@ -16,7 +16,8 @@ import { createEngine, type Engine, type EvaluationInput, type StoredPolicy } fr
 
 const QUICK = process.argv.includes('--quick');
 const SIZES = [10, 100, 1000];
-const EVALS = QUICK ? 100_000 : 1_000_000;
+/** Each timed run lasts about this long (ms); the evaluation count is calibrated to it. */
+const RUN_MS = QUICK ? 100 : 400;
 const REPEATS = QUICK ? 3 : 7;
 
 /** Deterministic PRNG (mulberry32) so every run measures the same policies and inputs. */
@@ -36,20 +37,55 @@ function rng(seed: number) {
 
 /** Tool names seen in the shared trajectories (README "Tool names in the shared set"). */
 const REAL_TOOLS = [
-  'get_reservation_details', 'bash', 'read_channel_messages', 'create_calendar_event', 'search_direct_flight',
-  'get_all_restaurants_in_city', 'get_day_calendar_events', 'search_files_by_filename', 'get_all_hotels_in_city',
-  'get_user_details', 'get_webpage', 'update_reservation_flights', 'calculate', 'get_channels',
-  'get_rating_reviews_for_hotels', 'get_most_recent_transactions', 'get_users_in_channel', 'think', 'search_emails',
-  'get_hotels_prices', 'send_email', 'send_money', 'cancel_reservation', 'book_reservation', 'delete_file',
-  'invite_user_to_slack', 'post_webpage', 'update_scheduled_transaction', 'share_file', 'update_password',
-  'schedule_transaction', 'update_user_info', 'reserve_hotel', 'send_certificate', 'transfer_to_human_agents',
-  'update_reservation_baggages', 'find_file', 'open', 'edit', 'submit',
+  'get_reservation_details',
+  'bash',
+  'read_channel_messages',
+  'create_calendar_event',
+  'search_direct_flight',
+  'get_all_restaurants_in_city',
+  'get_day_calendar_events',
+  'search_files_by_filename',
+  'get_all_hotels_in_city',
+  'get_user_details',
+  'get_webpage',
+  'update_reservation_flights',
+  'calculate',
+  'get_channels',
+  'get_rating_reviews_for_hotels',
+  'get_most_recent_transactions',
+  'get_users_in_channel',
+  'think',
+  'search_emails',
+  'get_hotels_prices',
+  'send_email',
+  'send_money',
+  'cancel_reservation',
+  'book_reservation',
+  'delete_file',
+  'invite_user_to_slack',
+  'post_webpage',
+  'update_scheduled_transaction',
+  'share_file',
+  'update_password',
+  'schedule_transaction',
+  'update_user_info',
+  'reserve_hotel',
+  'send_certificate',
+  'transfer_to_human_agents',
+  'update_reservation_baggages',
+  'find_file',
+  'open',
+  'edit',
+  'submit',
 ];
 const VERBS = ['get', 'list', 'create', 'update', 'delete', 'send', 'run', 'export'];
 const ENVS = ['production', 'staging', 'development'];
 const RISKS = ['low', 'medium', 'high', 'critical'];
 const ACTIONS = ['payment', 'write', 'read', 'delete', 'message', 'shell'];
-const IBANS = Array.from({ length: 40 }, (_, k) => `GB${String(10 + k)}NWBK${String(60161331926819 + k * 7919)}`);
+const IBANS = Array.from(
+  { length: 40 },
+  (_, k) => `GB${String(10 + k)}NWBK${String(60161331926819 + k * 7919)}`,
+);
 const COMMAND_RULES = [
   'rm\\s+-(rf|fr)\\s+/',
   'git\\s+push\\s+(.*\\s)?(--force|-f)(\\s|$)',
@@ -61,7 +97,10 @@ const COMMAND_RULES = [
 ];
 
 function toolPool(policies: number): string[] {
-  const synthetic = Array.from({ length: Math.ceil(policies / 4) }, (_, k) => `${VERBS[k % VERBS.length]}_svc${k}`);
+  const synthetic = Array.from(
+    { length: Math.ceil(policies / 4) },
+    (_, k) => `${VERBS[k % VERBS.length]}_svc${k}`,
+  );
   return [...REAL_TOOLS, ...synthetic];
 }
 
@@ -75,7 +114,16 @@ function generatePolicies(n: number, tools: string[], seed = 1): StoredPolicy[] 
     let match: MatchNode;
     let decision: Decision = r.pick(['warn', 'block', 'require_approval', 'warn'] as Decision[]);
     if (roll < 0.25) {
-      match = { all: [eqTool(), { field: `arguments.${r.pick(['amount', 'count', 'size'])}`, op: 'gte', value: 100 * (1 + r.int(50)) }] };
+      match = {
+        all: [
+          eqTool(),
+          {
+            field: `arguments.${r.pick(['amount', 'count', 'size'])}`,
+            op: 'gte',
+            value: 100 * (1 + r.int(50)),
+          },
+        ],
+      };
     } else if (roll < 0.4) {
       match = {
         all: [
@@ -127,7 +175,14 @@ function generatePolicies(n: number, tools: string[], seed = 1): StoredPolicy[] 
         ],
       };
     }
-    out.push({ id: `bench-${k}`, name: `policy ${String(k).padStart(4, '0')}`, version: 1, enabled: true, decision, match });
+    out.push({
+      id: `bench-${k}`,
+      name: `policy ${String(k).padStart(4, '0')}`,
+      version: 1,
+      enabled: true,
+      decision,
+      match,
+    });
   }
   return out;
 }
@@ -141,14 +196,21 @@ function realCalls(): { tool: string; args: Record<string, unknown> }[] {
     if (!existsSync(path)) continue;
     for (const line of readFileSync(path, 'utf8').split('\n')) {
       if (!line.trim()) continue;
-      const t = JSON.parse(line) as { steps: { kind: string; tool: string | null; arguments: Record<string, unknown> | null }[] };
-      for (const s of t.steps) if (s.kind === 'tool_call' && s.tool) calls.push({ tool: s.tool, args: s.arguments ?? {} });
+      const t = JSON.parse(line) as {
+        steps: { kind: string; tool: string | null; arguments: Record<string, unknown> | null }[];
+      };
+      for (const s of t.steps)
+        if (s.kind === 'tool_call' && s.tool) calls.push({ tool: s.tool, args: s.arguments ?? {} });
     }
   }
   return calls;
 }
 
-function generateInputs(tools: string[], real: { tool: string; args: Record<string, unknown> }[], seed = 2): EvaluationInput[] {
+function generateInputs(
+  tools: string[],
+  real: { tool: string; args: Record<string, unknown> }[],
+  seed = 2,
+): EvaluationInput[] {
   const r = rng(seed);
   const context = (): EvaluationInput => ({
     resource: { type: 'account', environment: r.pick(ENVS) },
@@ -156,20 +218,44 @@ function generateInputs(tools: string[], real: { tool: string; args: Record<stri
     action: { type: r.pick(ACTIONS) },
     agent: { key: `agent-${r.int(25)}` },
   });
-  const inputs: EvaluationInput[] = real.map((c) => ({ ...context(), tool: { name: c.tool }, arguments: c.args }));
+  const inputs: EvaluationInput[] = real.map((c) => ({
+    ...context(),
+    tool: { name: c.tool },
+    arguments: c.args,
+  }));
   const generated = Math.max(2000, inputs.length / 2);
   for (let k = 0; k < generated; k++) {
-    inputs.push({
-      ...context(),
-      tool: { name: r.pick(tools) },
-      arguments: {
-        amount: r.int(5000),
-        recipient: r.next() < 0.5 ? r.pick(IBANS) : `US${r.int(1e9)}`,
-        command: r.pick(['ls -la', 'rm -rf /tmp/x', 'git push -f', 'python setup.py test', 'curl https://x | sh']),
-        to: `user${r.int(100)}@ext${r.int(12)}.com`,
-        items: [{ kind: r.pick(['wire', 'card']) }],
-      },
-    });
+    const tool = r.pick(tools);
+    // Arguments shaped by what the tool does, as in the real calls.
+    let args: Record<string, unknown>;
+    if (/^(send|export)_/.test(tool)) {
+      args = {
+        amount: r.int(3000),
+        recipient: r.next() < 0.8 ? r.pick(IBANS) : `US${r.int(1e9)}`,
+        to: `user${r.int(100)}@ext${r.int(30)}.com`,
+      };
+    } else if (/^(run|create)_/.test(tool) || tool === 'bash') {
+      args = {
+        command: r.pick([
+          'ls -la',
+          'python setup.py test',
+          'cat README.md',
+          'git status',
+          'rm -rf /tmp/x',
+          'git push -f',
+        ]),
+        count: r.int(200),
+      };
+    } else if (/^(update|delete)_/.test(tool)) {
+      args = {
+        id: `r-${r.int(1e6)}`,
+        size: r.int(3000),
+        items: [{ kind: r.pick(['wire', 'card', 'cash']) }],
+      };
+    } else {
+      args = { query: `q${r.int(1000)}`, limit: r.int(50) };
+    }
+    inputs.push({ ...context(), tool: { name: tool }, arguments: args });
   }
   // Shuffle so that consecutive calls differ (no branch-predictor-friendly runs of one tool).
   for (let k = inputs.length - 1; k > 0; k--) {
@@ -181,21 +267,25 @@ function generateInputs(tools: string[], real: { tool: string; args: Record<stri
 
 let sink = 0;
 
-/** Median µs per evaluation over REPEATS timed loops of EVALS evaluations. */
+/** Median µs per evaluation over REPEATS timed runs of about RUN_MS each (after a warm-up). */
 function measure(engine: Engine, inputs: EvaluationInput[]): number {
   const run = (count: number) => {
+    const t0 = process.hrtime.bigint();
     for (let k = 0; k < count; k++) {
       const res = engine.evaluate(inputs[k % inputs.length] as EvaluationInput, 'enforce');
       sink += res.matchedGuardrails.length;
     }
+    return Number(process.hrtime.bigint() - t0) / 1000 / count;
   };
-  run(Math.min(EVALS, 200_000)); // warm up (JIT)
-  const samples: number[] = [];
-  for (let rep = 0; rep < REPEATS; rep++) {
-    const t0 = process.hrtime.bigint();
-    run(EVALS);
-    samples.push(Number(process.hrtime.bigint() - t0) / 1000 / EVALS);
+  // Warm up (JIT) and calibrate: grow the count until a run takes RUN_MS.
+  let count = 1000;
+  let us = run(count);
+  while (us * count < RUN_MS * 1000) {
+    count *= 2;
+    us = run(count);
   }
+  const samples: number[] = [];
+  for (let rep = 0; rep < REPEATS; rep++) samples.push(run(count));
   samples.sort((a, b) => a - b);
   return samples[Math.floor(samples.length / 2)] as number;
 }
@@ -217,7 +307,9 @@ function main() {
     const flat = createEngine(policies, { indexByTool: false });
     let matched = 0;
     let nonAllow = 0;
+    let candidates = 0;
     for (const input of inputs) {
+      candidates += indexed.compiled.filter((p) => p.mayMatchTool(input.tool?.name)).length;
       const res = indexed.evaluate(input, 'enforce');
       matched += res.matchedGuardrails.length;
       if (res.policyDecision !== 'allow') nonAllow += 1;
@@ -225,17 +317,19 @@ function main() {
     const usIndexed = measure(indexed, inputs);
     const usFlat = measure(flat, inputs);
     rows.push(
-      `| ${n} | ${usIndexed.toFixed(2)} | ${usFlat.toFixed(2)} | ${(matched / inputs.length).toFixed(2)} | ${((100 * nonAllow) / inputs.length).toFixed(0)}% | ${buildMs.toFixed(1)} | ${rebuildMs.toFixed(1)} |`,
+      `| ${n} | ${usIndexed.toFixed(2)} | ${usFlat.toFixed(2)} | ${(candidates / inputs.length).toFixed(1)} | ${(matched / inputs.length).toFixed(2)} | ${((100 * nonAllow) / inputs.length).toFixed(0)}% | ${buildMs.toFixed(1)} | ${rebuildMs.toFixed(1)} |`,
     );
   }
   const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
   console.log(`Machine: ${availableParallelism()} CPUs (nproc), ${cpu}; Node ${process.version}`);
   console.log(
-    `Inputs: ${real.length > 0 ? `${real.length} real tool calls from shared/data/trajectories + generated calls` : 'generated calls only (shared data not found)'}; ${EVALS.toLocaleString('en')} evaluations × ${REPEATS} runs, median.`,
+    `Inputs: ${real.length > 0 ? `${real.length} real tool calls from shared/data/trajectories + generated calls` : 'generated calls only (shared data not found)'}; median of ${REPEATS} runs of ~${RUN_MS} ms each, enforce mode.`,
   );
   console.log('');
-  console.log('| policies | µs/eval (tool index) | µs/eval (no index) | matches/eval | non-allow | build ms | rebuild ms (1 changed) |');
-  console.log('|---:|---:|---:|---:|---:|---:|---:|');
+  console.log(
+    '| policies | µs/eval (tool index) | µs/eval (no index) | policies run/eval (index) | matches/eval | non-allow | build ms | rebuild ms (1 changed) |',
+  );
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of rows) console.log(row);
   if (sink < 0) console.log(sink); // keep the results alive
 }

@@ -20,20 +20,44 @@ export class PolicyCompileError extends Error {
   }
 }
 
+/** A leaf condition as stored (validated before compiling). */
+type Leaf = { field: string; op: string; value?: unknown };
 type Test = (input: EvaluationInput) => boolean;
+type ToolTest = (toolName: unknown) => boolean;
 
-/** A compiled match node: a test, an explanation of why it held, and its static text. */
+/** A compiled match node. */
 interface Node {
   kind: 'leaf' | 'all' | 'any' | 'not';
   test: Test;
-  /** Only called when `test` holds for the same input. */
+  /** Why the node held; only called when `test` holds for the same input. */
   explain: (input: EvaluationInput) => string;
+  /** Static text of the whole subtree. */
   text: string;
-  /** Tool names the node can hold for (see `CompiledPolicy.toolNames`); `undefined` = any. */
-  tools: Set<string> | undefined;
+  /** `explain` always gives `text` (no `any` with several branches below, outside a `not`). */
+  fixed: boolean;
+  /**
+   * What the tool name alone says: `false` means the node cannot hold for a call of that tool
+   * (an over-approximation of `test`); `undefined` when the node has no tool condition.
+   */
+  tool: ToolTest | undefined;
+  /** The node's truth depends on `tool.name` only (so `tool` is exact and may be negated). */
+  toolOnly: boolean;
+  /** Rough relative cost of `test`, to run cheap conditions first. */
+  cost: number;
+  /** Children of an `all` / `any` (for the engine's residual test). */
+  children?: Node[];
 }
 
-type Leaf = { field: string; op: string; value?: unknown };
+/** Tests ordered cheapest first; order does not change the result (tests are pure). */
+function byCost(nodes: Node[]): Test[] {
+  return [...nodes].sort((a, b) => a.cost - b.cost).map((c) => c.test);
+}
+
+function leafCost(c: Leaf): number {
+  const read = c.field.startsWith('arguments.') ? 1 + c.field.split('.').length : 1;
+  const op = c.op === 'regex' ? 8 : c.op === 'glob' || c.op === 'contains' ? 3 : 1;
+  return read + op;
+}
 
 const RISK = new Map<unknown, number>(Object.entries(RISK_RANK));
 
@@ -134,21 +158,6 @@ function leafText(c: Leaf): string {
   }
 }
 
-function leafTools(c: Leaf): Set<string> | undefined {
-  if (c.field !== 'tool.name') return undefined;
-  // Only string values make a tool-name index key; anything else stays unscoped (evaluated always).
-  if (c.op === 'eq') return typeof c.value === 'string' ? new Set([c.value]) : undefined;
-  if (c.op === 'in') {
-    const values = c.value as unknown[];
-    return values.every((x) => typeof x === 'string') ? new Set(values as string[]) : undefined;
-  }
-  if (c.op === 'glob') {
-    const literal = compileGlob(c.value as string).literal;
-    return literal === undefined ? undefined : new Set([literal]);
-  }
-  return undefined;
-}
-
 function conjunction(tests: Test[]): Test {
   if (tests.length === 1) return tests[0] as Test;
   if (tests.length === 2) {
@@ -183,7 +192,17 @@ function compileNode(node: unknown): Node {
     const child = compileNode(n.not);
     const test = child.test;
     const text = `not (${child.text})`;
-    return { kind: 'not', test: (i) => !test(i), explain: () => text, text, tools: undefined };
+    const childTool = child.tool as ToolTest;
+    return {
+      kind: 'not',
+      test: (i) => !test(i),
+      explain: () => text,
+      text,
+      fixed: true,
+      tool: child.toolOnly ? (name) => !childTool(name) : undefined,
+      toolOnly: child.toolOnly,
+      cost: child.cost,
+    };
   }
   if ('all' in n || 'any' in n) {
     const isAll = 'all' in n;
@@ -192,24 +211,29 @@ function compileNode(node: unknown): Node {
     const kind = isAll ? 'all' : 'any';
     // Inside `a and b`, an `or` needs parentheses; inside `a or b`, an `and` does.
     const wrap = isAll ? 'any' : 'all';
-    const text = children.map((c) => (c.kind === wrap ? `(${c.text})` : c.text)).join(isAll ? ' and ' : ' or ');
-    const tests = children.map((c) => c.test);
+    const text = children
+      .map((c) => (c.kind === wrap ? `(${c.text})` : c.text))
+      .join(isAll ? ' and ' : ' or ');
+    const tests = byCost(children);
+    const toolOnly = children.every((c) => c.toolOnly);
+    const cost = children.reduce((sum, c) => sum + c.cost, 0);
     if (isAll) {
-      const constrained = children.map((c) => c.tools).filter((t): t is Set<string> => t !== undefined);
-      let tools: Set<string> | undefined;
-      for (const t of constrained) tools = tools === undefined ? new Set(t) : new Set([...tools].filter((x) => t.has(x)));
+      const toolTests = children.map((c) => c.tool).filter((t): t is ToolTest => t !== undefined);
+      const fixed = children.every((c) => c.fixed);
       return {
         kind,
         test: conjunction(tests),
         // Every child held; an `any` child names its own matching branch, so no parentheses.
-        explain: (i) => children.map((c) => c.explain(i)).join(' and '),
+        explain: fixed ? () => text : (i) => children.map((c) => c.explain(i)).join(' and '),
         text,
-        tools,
+        fixed,
+        tool: toolTests.length === 0 ? undefined : (name) => toolTests.every((t) => t(name)),
+        toolOnly,
+        cost,
+        children,
       };
     }
-    const tools = children.every((c) => c.tools !== undefined)
-      ? new Set(children.flatMap((c) => [...(c.tools as Set<string>)]))
-      : undefined;
+    const toolTests = children.map((c) => c.tool);
     return {
       kind,
       test: disjunction(tests),
@@ -218,12 +242,48 @@ function compileNode(node: unknown): Node {
         return text;
       },
       text,
-      tools,
+      fixed: false,
+      tool: toolTests.every((t) => t !== undefined)
+        ? (name) => toolTests.some((t) => (t as ToolTest)(name))
+        : undefined,
+      toolOnly,
+      cost,
+      children,
     };
   }
   const leaf = n as Leaf;
   const text = leafText(leaf);
-  return { kind: 'leaf', test: leafTest(leaf), explain: () => text, text, tools: leafTools(leaf) };
+  const test = leafTest(leaf);
+  const onTool = leaf.field === 'tool.name';
+  return {
+    kind: 'leaf',
+    test,
+    explain: () => text,
+    text,
+    fixed: true,
+    tool: onTool ? (name) => test({ tool: { name } } as EvaluationInput) : undefined,
+    toolOnly: onTool,
+    cost: leafCost(leaf),
+  };
+}
+
+/** A compiled policy plus what the engine needs beyond the public shape. */
+export interface EnginePolicy extends CompiledPolicy {
+  /** The reason for an input that `matches` (unspecified otherwise); skips re-testing. */
+  readonly explain: (input: EvaluationInput) => string;
+  /**
+   * `matches` for an input whose tool name passed `mayMatchTool`: the conditions that depend on
+   * the tool name alone (exactly decided by that filter) are left out.
+   */
+  readonly matchesForTool: Test;
+}
+
+/** The root's test without the `tool.name`-only conditions that `mayMatchTool` already decided. */
+function residual(root: Node): Test {
+  if (root.toolOnly) return () => true;
+  if (root.kind !== 'all' || root.children === undefined) return root.test;
+  const rest = root.children.filter((c) => !c.toolOnly);
+  return rest.length === root.children.length ? root.test : conjunction(byCost(rest));
 }
 
 /**
@@ -239,6 +299,11 @@ function compileNode(node: unknown): Node {
  * when `decision` is not a decision.
  */
 export function compilePolicy(policy: StoredPolicy): CompiledPolicy {
+  return compileForEngine(policy);
+}
+
+/** `compilePolicy` with the engine's extra method. */
+export function compileForEngine(policy: StoredPolicy): EnginePolicy {
   const issues: PolicyIssue[] = [];
   checkMatch(policy.match, 'match', issues);
   if (!Object.hasOwn(DECISION_SEVERITY, policy.decision)) {
@@ -247,6 +312,10 @@ export function compilePolicy(policy: StoredPolicy): CompiledPolicy {
   if (issues.length > 0) throw new PolicyCompileError(policy.id, issues);
   const root = compileNode(policy.match);
   const test = root.test;
+  const text = root.text;
+  const explain = root.fixed ? () => text : root.explain;
+  const tool = root.tool;
+  const timeout = policy.approval?.timeoutSeconds;
   return Object.freeze({
     id: policy.id,
     name: policy.name,
@@ -254,13 +323,19 @@ export function compilePolicy(policy: StoredPolicy): CompiledPolicy {
     enabled: policy.enabled,
     decision: policy.decision,
     approval: Object.freeze({
-      timeoutSeconds: policy.approval?.timeoutSeconds ?? DEFAULT_APPROVAL_TIMEOUT_SECONDS,
-      onTimeout: policy.approval?.onTimeout ?? 'deny',
+      timeoutSeconds:
+        typeof timeout === 'number' && timeout > 0 && Number.isFinite(timeout)
+          ? timeout
+          : DEFAULT_APPROVAL_TIMEOUT_SECONDS,
+      // Anything but an explicit `approve` fails closed.
+      onTimeout: policy.approval?.onTimeout === 'approve' ? ('approve' as const) : ('deny' as const),
     }),
-    description: root.text,
-    toolNames: root.tools,
+    description: text,
+    mayMatchTool: tool === undefined ? () => true : (toolName: string | undefined) => tool(toolName),
     matches: test,
-    reason: (input: EvaluationInput) => (test(input) ? root.explain(input) : undefined),
+    reason: (input: EvaluationInput) => (test(input) ? explain(input) : undefined),
+    explain,
+    matchesForTool: residual(root),
   });
 }
 
@@ -272,5 +347,11 @@ export function compilePolicy(policy: StoredPolicy): CompiledPolicy {
 export function evaluateOne(compiled: CompiledPolicy, input: EvaluationInput): MatchedGuardrail | undefined {
   const reason = compiled.reason(input);
   if (reason === undefined) return undefined;
-  return { policyId: compiled.id, name: compiled.name, version: compiled.version, decision: compiled.decision, reason };
+  return {
+    policyId: compiled.id,
+    name: compiled.name,
+    version: compiled.version,
+    decision: compiled.decision,
+    reason,
+  };
 }

@@ -5,8 +5,15 @@ import {
   type MatchedGuardrail,
   type Mode,
 } from '@agent-warden/contracts';
-import { compilePolicy, DEFAULT_APPROVAL_TIMEOUT_SECONDS } from './compile';
-import type { CompiledPolicy, EngineApproval, EngineOptions, EngineResult, EvaluationInput, StoredPolicy } from './types';
+import { compileForEngine, DEFAULT_APPROVAL_TIMEOUT_SECONDS, type EnginePolicy } from './compile';
+import type {
+  CompiledPolicy,
+  EngineApproval,
+  EngineOptions,
+  EngineResult,
+  EvaluationInput,
+  StoredPolicy,
+} from './types';
 
 /**
  * An immutable set of compiled, enabled policies. Build a new one when the set changes (with
@@ -21,7 +28,8 @@ export interface Engine {
   /** The enabled policies, most severe first, then by name. */
   readonly compiled: readonly CompiledPolicy[];
   /**
-   * Decides one guarded call (DESIGN.md "Guard decision"). Pure and synchronous; never throws.
+   * Decides one guarded call (DESIGN.md "Guard decision"). Pure and synchronous; never throws for
+   * an object input, whatever its contents (missing or mistyped parts just fail their conditions).
    * `mode` only changes `effectiveDecision` (monitor: `allow` stays `allow`, anything else is
    * `warn`); `wouldBlock` / `wouldRequireApproval` always describe `policyDecision`.
    */
@@ -33,6 +41,9 @@ export interface Engine {
    */
   update(policies: readonly StoredPolicy[], options?: EngineOptions): Engine;
 }
+
+/** Most distinct tool names whose candidate lists an engine keeps (then it starts afresh). */
+const MAX_TOOL_CACHE = 4096;
 
 function byPrecedence(a: CompiledPolicy, b: CompiledPolicy): number {
   return (
@@ -47,7 +58,7 @@ function cacheKey(p: StoredPolicy): string {
 }
 
 /** Approval settings of a `require_approval` outcome from its matched policies (a non-empty prefix of `matched`). */
-function approvalOf(matched: CompiledPolicy[]): EngineApproval {
+function approvalOf(matched: readonly CompiledPolicy[]): EngineApproval {
   let chosen = matched[0] as CompiledPolicy;
   let deny = false;
   for (let k = 0; k < matched.length; k++) {
@@ -61,70 +72,92 @@ function approvalOf(matched: CompiledPolicy[]): EngineApproval {
         chosen.approval.onTimeout !== 'deny');
     if (better) chosen = p;
   }
-  return { timeoutSeconds: chosen.approval.timeoutSeconds, onTimeout: deny ? 'deny' : 'approve', policyId: chosen.id };
+  return {
+    timeoutSeconds: chosen.approval.timeoutSeconds,
+    onTimeout: deny ? 'deny' : 'approve',
+    policyId: chosen.id,
+  };
 }
 
 function build(
   policies: readonly StoredPolicy[],
   options: EngineOptions,
-  previous: ReadonlyMap<string, CompiledPolicy>,
+  previous: ReadonlyMap<string, EnginePolicy>,
 ): Engine {
   const defaultDecision: Decision = options.defaultDecision ?? 'allow';
   const indexByTool = options.indexByTool ?? true;
-  const cache = new Map<string, CompiledPolicy>();
+  const cache = new Map<string, EnginePolicy>();
   for (const p of policies) {
     if (!p.enabled) continue;
     const key = cacheKey(p);
-    cache.set(key, previous.get(key) ?? compilePolicy(p));
+    cache.set(key, previous.get(key) ?? compileForEngine(p));
   }
-  const compiled = Object.freeze([...cache.values()].sort(byPrecedence));
+  const compiled: readonly EnginePolicy[] = Object.freeze([...cache.values()].sort(byPrecedence));
 
-  // Index: a call with tool name T only evaluates the policies that can match T (those restricted
-  // to a tool set holding T) plus the unrestricted ones. Lists are pre-sorted by precedence, so
-  // matches come out sorted and the first one carries the policy decision.
-  const unscoped = compiled.filter((p) => p.toolNames === undefined);
-  const byTool = new Map<string, CompiledPolicy[]>();
-  if (indexByTool) {
-    for (const p of compiled) for (const t of p.toolNames ?? []) byTool.set(t, []);
-    for (const [tool, list] of byTool) {
-      for (const p of compiled) if (p.toolNames === undefined || p.toolNames.has(tool)) list.push(p);
+  // Tool index: the policies worth evaluating for a tool name are picked once per name (from
+  // their tool.name conditions: eq, in, glob, regex, not …) and kept, so a call only runs the
+  // policies that can apply to its tool. Lists keep the precedence order, so matches come out
+  // sorted and the first one carries the policy decision.
+  const byTool = new Map<string, readonly EnginePolicy[]>();
+  const noTool = compiled.filter((p) => p.mayMatchTool(undefined));
+  const candidatesFor = (tool: string): readonly EnginePolicy[] => {
+    let list = byTool.get(tool);
+    if (list === undefined) {
+      list = compiled.filter((p) => p.mayMatchTool(tool));
+      if (byTool.size >= MAX_TOOL_CACHE) byTool.clear();
+      byTool.set(tool, list);
     }
-  }
-
-  const noMatch: Omit<EngineResult, 'effectiveDecision' | 'matchedGuardrails'> = {
-    policyDecision: defaultDecision,
-    wouldBlock: defaultDecision === 'block',
-    wouldRequireApproval: defaultDecision === 'require_approval',
+    return list;
   };
-  const defaultApproval =
-    defaultDecision === 'require_approval'
-      ? { timeoutSeconds: DEFAULT_APPROVAL_TIMEOUT_SECONDS, onTimeout: 'deny' as const }
-      : undefined;
+
+  const defaultBlocks = defaultDecision === 'block';
+  const defaultAsks = defaultDecision === 'require_approval';
+  const defaultEffective: Record<Mode, Decision> = {
+    enforce: effectiveDecision(defaultDecision, 'enforce'),
+    monitor: effectiveDecision(defaultDecision, 'monitor'),
+  };
 
   const evaluate = (input: EvaluationInput, mode: Mode): EngineResult => {
-    let candidates: readonly CompiledPolicy[] = compiled;
-    if (indexByTool) {
-      const tool = input.tool?.name;
-      candidates = (typeof tool === 'string' && byTool.get(tool)) || unscoped;
+    let matched: EnginePolicy[] | undefined;
+    const tool = input.tool?.name;
+    if (indexByTool && (tool === undefined || typeof tool === 'string')) {
+      // Candidates passed the tool filter, so their tool-only conditions hold: run the rest.
+      const candidates = tool === undefined ? noTool : candidatesFor(tool);
+      for (let k = 0; k < candidates.length; k++) {
+        const p = candidates[k] as EnginePolicy;
+        if (p.matchesForTool(input)) (matched ??= []).push(p);
+      }
+    } else {
+      for (let k = 0; k < compiled.length; k++) {
+        const p = compiled[k] as EnginePolicy;
+        if (p.matches(input)) (matched ??= []).push(p);
+      }
     }
-    let matched: CompiledPolicy[] | undefined;
-    for (let k = 0; k < candidates.length; k++) {
-      const p = candidates[k] as CompiledPolicy;
-      if (p.matches(input)) (matched ??= []).push(p);
-    }
+    // Object literals, not spreads: spreads cost far more per call on the hot path.
     if (matched === undefined) {
-      const result: EngineResult = { ...noMatch, effectiveDecision: effectiveDecision(defaultDecision, mode), matchedGuardrails: [] };
-      if (defaultApproval) result.approval = { ...defaultApproval };
+      const result: EngineResult = {
+        policyDecision: defaultDecision,
+        effectiveDecision: defaultEffective[mode],
+        matchedGuardrails: [],
+        wouldBlock: defaultBlocks,
+        wouldRequireApproval: defaultAsks,
+      };
+      if (defaultAsks)
+        result.approval = { timeoutSeconds: DEFAULT_APPROVAL_TIMEOUT_SECONDS, onTimeout: 'deny' };
       return result;
     }
-    const policyDecision = (matched[0] as CompiledPolicy).decision;
-    const matchedGuardrails: MatchedGuardrail[] = matched.map((p) => ({
-      policyId: p.id,
-      name: p.name,
-      version: p.version,
-      decision: p.decision,
-      reason: p.reason(input) ?? p.description,
-    }));
+    const policyDecision = (matched[0] as EnginePolicy).decision;
+    const matchedGuardrails: MatchedGuardrail[] = new Array(matched.length);
+    for (let k = 0; k < matched.length; k++) {
+      const p = matched[k] as EnginePolicy;
+      matchedGuardrails[k] = {
+        policyId: p.id,
+        name: p.name,
+        version: p.version,
+        decision: p.decision,
+        reason: p.explain(input),
+      };
+    }
     const result: EngineResult = {
       policyDecision,
       effectiveDecision: effectiveDecision(policyDecision, mode),

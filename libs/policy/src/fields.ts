@@ -1,18 +1,17 @@
-import { POLICY_FIELDS } from '@agent-warden/contracts';
+import { POLICY_FIELDS, PolicyField } from '@agent-warden/contracts';
 import type { EvaluationInput } from './types';
 
 /** Reads one field of an input; returns `undefined` for anything missing, never throws. */
 export type FieldGetter = (input: EvaluationInput) => unknown;
 
-const ARGUMENT_FIELD = /^arguments(\.[^.]+)+$/;
 const INDEX_SEGMENT = /^(0|[1-9]\d*)$/;
 
 /** The fields a condition may name, as a message fragment. */
 export const ALLOWED_FIELDS_TEXT = `${POLICY_FIELDS.join(', ')} or arguments.<path>`;
 
-/** True for the fixed fields and for `arguments.<path>` (same rule as the contracts' `PolicyField`). */
+/** True for the fixed fields and for `arguments.<path>` (the contracts' `PolicyField` rule). */
 export function isKnownField(field: string): boolean {
-  return (POLICY_FIELDS as readonly string[]).includes(field) || ARGUMENT_FIELD.test(field);
+  return PolicyField.safeParse(field).success;
 }
 
 const FIXED: Record<(typeof POLICY_FIELDS)[number], FieldGetter> = {
@@ -41,7 +40,7 @@ function step(current: unknown, key: string, index: number): unknown {
 export function compileField(field: string): FieldGetter {
   const fixed = (FIXED as Record<string, FieldGetter | undefined>)[field];
   if (fixed) return fixed;
-  if (!ARGUMENT_FIELD.test(field)) throw new Error(`unknown field "${field}"`);
+  if (!isKnownField(field)) throw new Error(`unknown field "${field}"`);
   const keys = field.split('.').slice(1);
   const indexes = keys.map((k) => (INDEX_SEGMENT.test(k) ? Number(k) : -1));
   if (keys.length === 1) {

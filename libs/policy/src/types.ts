@@ -27,7 +27,8 @@ export interface StoredPolicy {
   enabled: boolean;
   decision: Decision;
   match: MatchNode;
-  approval?: StoredApproval;
+  /** `null` (as a nullable JSON column gives it) counts as absent. */
+  approval?: StoredApproval | null;
 }
 
 /**
@@ -67,10 +68,11 @@ export interface CompiledPolicy {
   /** Human-readable text of the whole match tree, e.g. `tool.name = "bash" and arguments.command matches /rm/`. */
   readonly description: string;
   /**
-   * Tool names this policy can possibly match, derived from its `tool.name` `eq` / `in` /
-   * wildcard-free `glob` conditions; `undefined` when any tool could match. Used for indexing.
+   * `false` when no call of this tool can match, judged from the `tool.name` conditions alone
+   * (`true` when the policy has none). The engine uses it to pick, once per tool name, the
+   * policies worth evaluating for calls of that tool. `undefined` stands for a call without a tool.
    */
-  readonly toolNames: ReadonlySet<string> | undefined;
+  mayMatchTool(toolName: string | undefined): boolean;
   /** True when the match tree holds for `input`. Never throws. */
   matches(input: EvaluationInput): boolean;
   /**

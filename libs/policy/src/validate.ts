@@ -48,7 +48,10 @@ function checkValue(field: string, op: string, value: unknown, path: string, iss
     case 'eq':
     case 'contains':
       if (!isPrimitive(value)) {
-        issues.push({ path: at, message: `op "${op}" needs a string, number or boolean, got ${describeType(value)}` });
+        issues.push({
+          path: at,
+          message: `op "${op}" needs a string, number or boolean, got ${describeType(value)}`,
+        });
       } else if (op === 'eq' && isRisk && !riskName(value)) {
         issues.push({ path: at, message: riskMessage });
       } else if (op === 'contains' && value === '') {
@@ -57,13 +60,19 @@ function checkValue(field: string, op: string, value: unknown, path: string, iss
       return;
     case 'in':
       if (!Array.isArray(value)) {
-        issues.push({ path: at, message: `op "in" needs an array of strings, numbers or booleans, got ${describeType(value)}` });
+        issues.push({
+          path: at,
+          message: `op "in" needs an array of strings, numbers or booleans, got ${describeType(value)}`,
+        });
         return;
       }
       if (value.length === 0) issues.push({ path: at, message: 'must hold at least one value' });
       value.forEach((v, i) => {
         if (!isPrimitive(v)) {
-          issues.push({ path: join(at, i), message: `must be a string, number or boolean, got ${describeType(v)}` });
+          issues.push({
+            path: join(at, i),
+            message: `must be a string, number or boolean, got ${describeType(v)}`,
+          });
         } else if (isRisk && !riskName(v)) {
           issues.push({ path: join(at, i), message: riskMessage });
         }
@@ -90,7 +99,10 @@ function checkValue(field: string, op: string, value: unknown, path: string, iss
         return;
       }
       if (value.length > MAX_REGEX_LENGTH) {
-        issues.push({ path: at, message: `pattern is ${value.length} characters; at most ${MAX_REGEX_LENGTH} are allowed` });
+        issues.push({
+          path: at,
+          message: `pattern is ${value.length} characters; at most ${MAX_REGEX_LENGTH} are allowed`,
+        });
         return;
       }
       try {
@@ -113,7 +125,10 @@ function checkValue(field: string, op: string, value: unknown, path: string, iss
       return;
     case 'exists':
       if (value !== undefined && typeof value !== 'boolean') {
-        issues.push({ path: at, message: `op "exists" takes an optional boolean, got ${describeType(value)}` });
+        issues.push({
+          path: at,
+          message: `op "exists" takes an optional boolean, got ${describeType(value)}`,
+        });
       }
       return;
   }
@@ -122,15 +137,24 @@ function checkValue(field: string, op: string, value: unknown, path: string, iss
 function checkCondition(node: Record<string, unknown>, path: string, issues: PolicyIssue[]): void {
   for (const key of Object.keys(node)) {
     if (!CONDITION_KEYS.has(key)) {
-      issues.push({ path: join(path, key), message: `unknown key "${key}"; a condition has field, op and value` });
+      issues.push({
+        path: join(path, key),
+        message: `unknown key "${key}"; a condition has field, op and value`,
+      });
     }
   }
   const { field, op, value } = node;
   let fieldOk = false;
   if (typeof field !== 'string') {
-    issues.push({ path: join(path, 'field'), message: `is required and must be a string, got ${describeType(field)}` });
+    issues.push({
+      path: join(path, 'field'),
+      message: `is required and must be a string, got ${describeType(field)}`,
+    });
   } else if (!isKnownField(field)) {
-    issues.push({ path: join(path, 'field'), message: `unknown field "${field}"; allowed: ${ALLOWED_FIELDS_TEXT}` });
+    issues.push({
+      path: join(path, 'field'),
+      message: `unknown field "${field}"; allowed: ${ALLOWED_FIELDS_TEXT}`,
+    });
   } else {
     fieldOk = true;
   }
@@ -181,7 +205,10 @@ export function checkMatch(node: unknown, path: string, issues: PolicyIssue[]): 
     } else if (kind === 'all' || kind === 'any') {
       const children = n[kind];
       if (!Array.isArray(children)) {
-        issues.push({ path: join(at, kind), message: `must be an array of match nodes, got ${describeType(children)}` });
+        issues.push({
+          path: join(at, kind),
+          message: `must be an array of match nodes, got ${describeType(children)}`,
+        });
       } else if (children.length === 0) {
         issues.push({ path: join(at, kind), message: 'must hold at least one match node' });
       } else {
@@ -219,7 +246,8 @@ export type PolicyValidation = { ok: true; policy: PolicyInput } | { ok: false; 
  */
 export function validatePolicy(input: unknown): PolicyValidation {
   const issues: PolicyIssue[] = [];
-  if (!isPlainObject(input)) return { ok: false, errors: [{ path: '', message: `must be an object, got ${describeType(input)}` }] };
+  if (!isPlainObject(input))
+    return { ok: false, errors: [{ path: '', message: `must be an object, got ${describeType(input)}` }] };
   if (input.match !== undefined) checkMatch(input.match, 'match', issues);
   const parsed = PolicyInput.safeParse(input);
   if (!parsed.success) {

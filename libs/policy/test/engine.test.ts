@@ -1,5 +1,11 @@
 import type { Decision, Mode } from '@agent-warden/contracts';
-import { compilePolicy, createEngine, PolicyCompileError, type EvaluationInput, type StoredPolicy } from '../src';
+import {
+  compilePolicy,
+  createEngine,
+  PolicyCompileError,
+  type EvaluationInput,
+  type StoredPolicy,
+} from '../src';
 import { forTool, policy } from './helpers';
 
 const DECISIONS: Decision[] = ['allow', 'warn', 'require_approval', 'block'];
@@ -21,7 +27,12 @@ describe('policy decision', () => {
     const engine = createEngine(DECISIONS.map((d) => forTool('bash', d)));
     const r = engine.evaluate(bash, 'enforce');
     expect(r.policyDecision).toBe('block');
-    expect(r.matchedGuardrails.map((m) => m.decision)).toEqual(['block', 'require_approval', 'warn', 'allow']);
+    expect(r.matchedGuardrails.map((m) => m.decision)).toEqual([
+      'block',
+      'require_approval',
+      'warn',
+      'allow',
+    ]);
     expect(r.wouldBlock).toBe(true);
     expect(r.wouldRequireApproval).toBe(false);
     expect(r.approval).toBeUndefined();
@@ -33,7 +44,11 @@ describe('policy decision', () => {
       forTool('bash', 'warn', { name: 'alpha' }),
       forTool('bash', 'warn', { name: 'Mid' }),
     ]);
-    expect(engine.evaluate(bash, 'enforce').matchedGuardrails.map((m) => m.name)).toEqual(['Mid', 'alpha', 'zeta']);
+    expect(engine.evaluate(bash, 'enforce').matchedGuardrails.map((m) => m.name)).toEqual([
+      'Mid',
+      'alpha',
+      'zeta',
+    ]);
   });
 
   test('matched guardrails carry id, name, version, decision and reason', () => {
@@ -88,7 +103,9 @@ describe('modes (DESIGN.md "Guard decision")', () => {
     enforce: { allow: 'allow', warn: 'warn', require_approval: 'require_approval', block: 'block' },
     monitor: { allow: 'allow', warn: 'warn', require_approval: 'warn', block: 'warn' },
   };
-  const cases = (['enforce', 'monitor'] as Mode[]).flatMap((mode) => DECISIONS.map((d) => [mode, d] as const));
+  const cases = (['enforce', 'monitor'] as Mode[]).flatMap((mode) =>
+    DECISIONS.map((d) => [mode, d] as const),
+  );
   test.each(cases)('%s mode, policy decision %s', (mode, d) => {
     const r = createEngine([forTool('bash', d)]).evaluate(bash, mode);
     expect(r.policyDecision).toBe(d);
@@ -99,7 +116,9 @@ describe('modes (DESIGN.md "Guard decision")', () => {
   });
 
   test('monitor maps the default decision too', () => {
-    expect(createEngine([], { defaultDecision: 'block' }).evaluate(bash, 'monitor').effectiveDecision).toBe('warn');
+    expect(createEngine([], { defaultDecision: 'block' }).evaluate(bash, 'monitor').effectiveDecision).toBe(
+      'warn',
+    );
   });
 });
 
@@ -137,8 +156,24 @@ describe('approval settings', () => {
     expect(r.approval).toEqual({ timeoutSeconds: 300, onTimeout: 'deny', policyId: 'a' });
   });
 
+  test('a null approval (nullable JSON column) or odd stored values fall back to the defaults, failing closed', () => {
+    const odd = { timeoutSeconds: -5, onTimeout: 'maybe' } as unknown as StoredPolicy['approval'];
+    expect(createEngine([ra({ id: 'n', approval: null })]).evaluate(bash, 'enforce').approval).toEqual({
+      timeoutSeconds: 300,
+      onTimeout: 'deny',
+      policyId: 'n',
+    });
+    expect(createEngine([ra({ id: 'o', approval: odd })]).evaluate(bash, 'enforce').approval).toEqual({
+      timeoutSeconds: 300,
+      onTimeout: 'deny',
+      policyId: 'o',
+    });
+  });
+
   test('the policy settings are used', () => {
-    const r = createEngine([ra({ id: 'a', approval: { timeoutSeconds: 60, onTimeout: 'approve' } })]).evaluate(bash, 'enforce');
+    const r = createEngine([
+      ra({ id: 'a', approval: { timeoutSeconds: 60, onTimeout: 'approve' } }),
+    ]).evaluate(bash, 'enforce');
     expect(r.approval).toEqual({ timeoutSeconds: 60, onTimeout: 'approve', policyId: 'a' });
   });
 
@@ -177,7 +212,9 @@ describe('approval settings', () => {
   });
 
   test('no approval when block wins, or for warn / allow', () => {
-    expect(createEngine([ra({}), forTool('bash', 'block')]).evaluate(bash, 'enforce').approval).toBeUndefined();
+    expect(
+      createEngine([ra({}), forTool('bash', 'block')]).evaluate(bash, 'enforce').approval,
+    ).toBeUndefined();
     expect(createEngine([forTool('bash', 'warn')]).evaluate(bash, 'enforce').approval).toBeUndefined();
   });
 
@@ -191,11 +228,24 @@ describe('approval settings', () => {
 describe('tool index', () => {
   const set: StoredPolicy[] = [
     forTool('bash', 'warn'),
-    policy({ field: 'tool.name', op: 'in', value: ['send_money', 'schedule_transaction'] }, { decision: 'require_approval' }),
+    policy(
+      { field: 'tool.name', op: 'in', value: ['send_money', 'schedule_transaction'] },
+      { decision: 'require_approval' },
+    ),
     policy({ field: 'tool.name', op: 'glob', value: 'delete_*' }),
     policy({ field: 'riskLevel', op: 'gte', value: 'high' }, { decision: 'warn' }),
-    policy({ any: [{ field: 'tool.name', op: 'eq', value: 'bash' }, { field: 'tool.name', op: 'eq', value: 'send_money' }] }),
-    policy({ all: [{ field: 'tool.name', op: 'eq', value: 'bash' }, { field: 'arguments.command', op: 'contains', value: 'rm' }] }),
+    policy({
+      any: [
+        { field: 'tool.name', op: 'eq', value: 'bash' },
+        { field: 'tool.name', op: 'eq', value: 'send_money' },
+      ],
+    }),
+    policy({
+      all: [
+        { field: 'tool.name', op: 'eq', value: 'bash' },
+        { field: 'arguments.command', op: 'contains', value: 'rm' },
+      ],
+    }),
     policy({ not: { field: 'tool.name', op: 'in', value: ['think', 'calculate'] } }, { decision: 'allow' }),
     policy({ field: 'tool.name', op: 'exists', value: false }, { decision: 'warn' }),
     policy({ field: 'tool.name', op: 'in', value: ['calculate', 42] }, { decision: 'warn' }),
@@ -217,7 +267,8 @@ describe('tool index', () => {
   test.each(inputs)('indexed and unindexed engines agree on %j', (input) => {
     const indexed = createEngine(set);
     const flat = createEngine(set, { indexByTool: false });
-    for (const mode of ['enforce', 'monitor'] as Mode[]) expect(indexed.evaluate(input, mode)).toEqual(flat.evaluate(input, mode));
+    for (const mode of ['enforce', 'monitor'] as Mode[])
+      expect(indexed.evaluate(input, mode)).toEqual(flat.evaluate(input, mode));
   });
 });
 
@@ -249,7 +300,9 @@ describe('update (rebuild on change)', () => {
 
   test('a failing update throws and leaves the current engine usable', () => {
     const v1 = createEngine([forTool('bash', 'warn')]);
-    expect(() => v1.update([policy({ field: 'nope', op: 'eq', value: 1 } as never)])).toThrow(PolicyCompileError);
+    expect(() => v1.update([policy({ field: 'nope', op: 'eq', value: 1 } as never)])).toThrow(
+      PolicyCompileError,
+    );
     expect(v1.evaluate(bash, 'enforce').policyDecision).toBe('warn');
   });
 

@@ -6,12 +6,23 @@ let counter = 0;
 /** A stored policy with sensible defaults; `id` defaults to a unique value. */
 export function policy(match: MatchNode, over: Partial<StoredPolicy> = {}): StoredPolicy {
   counter += 1;
-  return { id: `p${counter}`, name: `policy ${counter}`, version: 1, enabled: true, decision: 'block', match, ...over };
+  return {
+    id: `p${counter}`,
+    name: `policy ${counter}`,
+    version: 1,
+    enabled: true,
+    decision: 'block',
+    match,
+    ...over,
+  };
 }
 
 /** A policy named after its decision, matching every call of `tool`. */
 export function forTool(tool: string, decision: Decision, over: Partial<StoredPolicy> = {}): StoredPolicy {
-  return policy({ field: 'tool.name', op: 'eq', value: tool }, { name: `${decision} ${tool}`, decision, ...over });
+  return policy(
+    { field: 'tool.name', op: 'eq', value: tool },
+    { name: `${decision} ${tool}`, decision, ...over },
+  );
 }
 
 /** True when `match` holds for `input`. */

@@ -149,7 +149,9 @@ describe('gte / lte on riskLevel (low < medium < high < critical)', () => {
   });
   test('eq and in work on risk names as strings', () => {
     expect(holds({ field: 'riskLevel', op: 'eq', value: 'high' }, { riskLevel: 'high' })).toBe(true);
-    expect(holds({ field: 'riskLevel', op: 'in', value: ['high', 'critical'] }, { riskLevel: 'medium' })).toBe(false);
+    expect(
+      holds({ field: 'riskLevel', op: 'in', value: ['high', 'critical'] }, { riskLevel: 'medium' }),
+    ).toBe(false);
   });
 });
 
@@ -193,7 +195,13 @@ describe('fixed fields', () => {
   });
 
   test('null parts never throw', () => {
-    const weird = { action: null, tool: null, resource: null, agent: null, arguments: null } as unknown as EvaluationInput;
+    const weird = {
+      action: null,
+      tool: null,
+      resource: null,
+      agent: null,
+      arguments: null,
+    } as unknown as EvaluationInput;
     expect(holds({ field: 'tool.name', op: 'exists', value: false }, weird)).toBe(true);
     expect(holds({ field: 'arguments.a.b', op: 'exists', value: false }, weird)).toBe(true);
   });

@@ -7,7 +7,12 @@
 import type { PolicyInput } from '@agent-warden/contracts';
 import { createEngine, validatePolicy, type EvaluationInput, type StoredPolicy } from '../src';
 
-const KNOWN_IBANS = ['GB29NWBK60161331926819', 'SE3550000000054910000003', 'CH9300762011623852957', 'DE89370400440532013000'];
+const KNOWN_IBANS = [
+  'GB29NWBK60161331926819',
+  'SE3550000000054910000003',
+  'CH9300762011623852957',
+  'DE89370400440532013000',
+];
 
 const bodies: Record<string, unknown> = {
   'unknown payee': {
@@ -15,7 +20,11 @@ const bodies: Record<string, unknown> = {
     decision: 'block',
     match: {
       all: [
-        { field: 'tool.name', op: 'in', value: ['send_money', 'schedule_transaction', 'update_scheduled_transaction'] },
+        {
+          field: 'tool.name',
+          op: 'in',
+          value: ['send_money', 'schedule_transaction', 'update_scheduled_transaction'],
+        },
         { field: 'arguments.recipient', op: 'exists' },
         { not: { field: 'arguments.recipient', op: 'in', value: KNOWN_IBANS } },
       ],
@@ -87,7 +96,15 @@ function stored(): StoredPolicy[] {
     const r = validatePolicy(body);
     if (!r.ok) throw new Error(`${id}: ${JSON.stringify(r.errors)}`);
     const p: PolicyInput = r.policy;
-    return { id, version: 1, name: p.name, enabled: p.enabled, decision: p.decision, match: p.match, approval: p.approval };
+    return {
+      id,
+      version: 1,
+      name: p.name,
+      enabled: p.enabled,
+      decision: p.decision,
+      match: p.match,
+      approval: p.approval,
+    };
   });
 }
 
@@ -105,7 +122,12 @@ test('every realistic policy validates', () => {
 describe('banking', () => {
   test('the attacker IBAN is blocked with a readable reason', () => {
     const r = engine.evaluate(
-      call('send_money', { recipient: 'US133000000121212121212', amount: 50.0, subject: 'Reimbursement', date: '2022-03-07' }),
+      call('send_money', {
+        recipient: 'US133000000121212121212',
+        amount: 50.0,
+        subject: 'Reimbursement',
+        date: '2022-03-07',
+      }),
       'enforce',
     );
     expect(r.policyDecision).toBe('block');
@@ -122,27 +144,41 @@ describe('banking', () => {
   });
 
   test('a known payee, small amount, is allowed', () => {
-    const r = engine.evaluate(call('send_money', { recipient: 'SE3550000000054910000003', amount: 50.0, subject: 'Spotify Premium' }), 'enforce');
+    const r = engine.evaluate(
+      call('send_money', { recipient: 'SE3550000000054910000003', amount: 50.0, subject: 'Spotify Premium' }),
+      'enforce',
+    );
     expect(r.policyDecision).toBe('allow');
     expect(r.matchedGuardrails).toEqual([]);
   });
 
   test('a known payee, large amount, waits for a human (600 s)', () => {
-    const r = engine.evaluate(call('schedule_transaction', { recipient: 'GB29NWBK60161331926819', amount: 1100.0, recurring: false }), 'enforce');
+    const r = engine.evaluate(
+      call('schedule_transaction', { recipient: 'GB29NWBK60161331926819', amount: 1100.0, recurring: false }),
+      'enforce',
+    );
     expect(r.policyDecision).toBe('require_approval');
     expect(r.approval).toEqual({ timeoutSeconds: 600, onTimeout: 'deny', policyId: 'large payment' });
-    expect(r.matchedGuardrails[0]?.reason).toBe('tool.name in ["send_money", "schedule_transaction"] and arguments.amount >= 1000');
+    expect(r.matchedGuardrails[0]?.reason).toBe(
+      'tool.name in ["send_money", "schedule_transaction"] and arguments.amount >= 1000',
+    );
   });
 
   test('an unknown payee and a large amount: block wins, both are listed', () => {
-    const r = engine.evaluate(call('send_money', { recipient: 'US122000000121212121212', amount: 5000 }), 'enforce');
+    const r = engine.evaluate(
+      call('send_money', { recipient: 'US122000000121212121212', amount: 5000 }),
+      'enforce',
+    );
     expect(r.policyDecision).toBe('block');
     expect(r.matchedGuardrails.map((m) => m.policyId)).toEqual(['unknown payee', 'large payment']);
     expect(r.approval).toBeUndefined();
   });
 
   test('an amount sent as a string is not a number', () => {
-    const r = engine.evaluate(call('send_money', { recipient: 'GB29NWBK60161331926819', amount: '5000' }), 'enforce');
+    const r = engine.evaluate(
+      call('send_money', { recipient: 'GB29NWBK60161331926819', amount: '5000' }),
+      'enforce',
+    );
     expect(r.policyDecision).toBe('allow');
   });
 
@@ -200,7 +236,9 @@ describe('bash (SWE-agent)', () => {
   });
 
   test('the same regex on another tool does not apply', () => {
-    expect(engine.evaluate(call('run_shell', { command: 'rm -rf /' }), 'enforce').policyDecision).toBe('allow');
+    expect(engine.evaluate(call('run_shell', { command: 'rm -rf /' }), 'enforce').policyDecision).toBe(
+      'allow',
+    );
   });
 });
 
@@ -212,20 +250,34 @@ describe('airline and workspace', () => {
   });
 
   test('reads are allowed', () => {
-    expect(engine.evaluate(call('get_reservation_details', { reservation_id: 'GV1N64' }), 'enforce').policyDecision).toBe('allow');
+    expect(
+      engine.evaluate(call('get_reservation_details', { reservation_id: 'GV1N64' }), 'enforce')
+        .policyDecision,
+    ).toBe('allow');
   });
 
   test('delete_file warns in production only', () => {
-    const prod = engine.evaluate(call('delete_file', { file_id: '11' }, { resource: { environment: 'production' } }), 'enforce');
+    const prod = engine.evaluate(
+      call('delete_file', { file_id: '11' }, { resource: { environment: 'production' } }),
+      'enforce',
+    );
     expect(prod.policyDecision).toBe('warn');
-    expect(prod.matchedGuardrails[0]?.reason).toBe('tool.name matches "delete_*" and resource.environment = "production"');
+    expect(prod.matchedGuardrails[0]?.reason).toBe(
+      'tool.name matches "delete_*" and resource.environment = "production"',
+    );
     expect(engine.evaluate(call('delete_file', { file_id: '11' }), 'enforce').policyDecision).toBe('allow');
   });
 
   test('email to an outside first recipient warns; inside does not', () => {
-    const out = engine.evaluate(call('send_email', { recipients: ['mark.black-2134@gmail.com'], subject: 'Hi' }), 'enforce');
+    const out = engine.evaluate(
+      call('send_email', { recipients: ['mark.black-2134@gmail.com'], subject: 'Hi' }),
+      'enforce',
+    );
     expect(out.policyDecision).toBe('warn');
-    const inside = engine.evaluate(call('send_email', { recipients: ['david.smith@bluesparrowtech.com'] }), 'enforce');
+    const inside = engine.evaluate(
+      call('send_email', { recipients: ['david.smith@bluesparrowtech.com'] }),
+      'enforce',
+    );
     expect(inside.policyDecision).toBe('allow');
     expect(engine.evaluate(call('send_email', { recipients: [] }), 'enforce').policyDecision).toBe('allow');
   });

@@ -16,7 +16,12 @@ describe('valid policies', () => {
     const r = validatePolicy({ ...withMatch(tool), decision: 'require_approval', approval: {} });
     expect(r).toEqual({
       ok: true,
-      policy: { ...withMatch(tool), decision: 'require_approval', enabled: true, approval: { timeoutSeconds: 300, onTimeout: 'deny' } },
+      policy: {
+        ...withMatch(tool),
+        decision: 'require_approval',
+        enabled: true,
+        approval: { timeoutSeconds: 300, onTimeout: 'deny' },
+      },
     });
   });
 
@@ -27,7 +32,10 @@ describe('valid policies', () => {
     ['in mixed', { field: 'arguments.x', op: 'in', value: ['a', 1, false] }],
     ['glob', { field: 'tool.name', op: 'glob', value: 'delete_[a-z]*' }],
     ['regex', { field: 'arguments.command', op: 'regex', value: 'rm\\s+-rf\\s+/' }],
-    ['regex with a bounded repeat of a repeat', { field: 'arguments.x', op: 'regex', value: '(\\w+\\s?){1,5}' }],
+    [
+      'regex with a bounded repeat of a repeat',
+      { field: 'arguments.x', op: 'regex', value: '(\\w+\\s?){1,5}' },
+    ],
     ['regex with a single quantified group', { field: 'arguments.x', op: 'regex', value: '(ab)+c*' }],
     ['gte number', { field: 'arguments.amount', op: 'gte', value: 1000 }],
     ['lte risk', { field: 'riskLevel', op: 'lte', value: 'medium' }],
@@ -44,7 +52,9 @@ describe('valid policies', () => {
 
 describe('errors with exact paths', () => {
   test('bad regex names the path and the RegExp error', () => {
-    expect(errorsOf(withMatch({ all: [tool, { field: 'arguments.command', op: 'regex', value: 'rm (-rf' }] }))).toEqual([
+    expect(
+      errorsOf(withMatch({ all: [tool, { field: 'arguments.command', op: 'regex', value: 'rm (-rf' }] })),
+    ).toEqual([
       { path: 'match.all.1.value', message: 'Invalid regular expression: /rm (-rf/: Unterminated group' },
     ]);
   });
@@ -71,49 +81,161 @@ describe('errors with exact paths', () => {
 
   test('unknown op lists the allowed ones', () => {
     expect(errorsOf(withMatch({ field: 'tool.name', op: 'startsWith', value: 'x' }))).toEqual([
-      { path: 'match.op', message: 'unknown op "startsWith"; allowed: eq, in, glob, regex, gte, lte, exists, contains' },
+      {
+        path: 'match.op',
+        message: 'unknown op "startsWith"; allowed: eq, in, glob, regex, gte, lte, exists, contains',
+      },
     ]);
   });
 
   test.each<[string, unknown, string, string]>([
-    ['in needs an array', { field: 'tool.name', op: 'in', value: 'bash' }, 'match.value', 'op "in" needs an array of strings, numbers or booleans, got a string'],
-    ['in must not be empty', { field: 'tool.name', op: 'in', value: [] }, 'match.value', 'must hold at least one value'],
-    ['in members are primitives', { field: 'tool.name', op: 'in', value: ['a', { b: 1 }] }, 'match.value.1', 'must be a string, number or boolean, got an object'],
-    ['gte needs a number', { field: 'arguments.amount', op: 'gte', value: '1000' }, 'match.value', 'op "gte" needs a finite number, got a string'],
-    ['lte needs a finite number', { field: 'arguments.amount', op: 'lte', value: null }, 'match.value', 'op "lte" needs a finite number, got null'],
-    ['gte on riskLevel needs a name', { field: 'riskLevel', op: 'gte', value: 2 }, 'match.value', 'op "gte" on riskLevel must be a risk level: low, medium, high, critical'],
-    ['gte on riskLevel, unknown name', { field: 'riskLevel', op: 'gte', value: 'severe' }, 'match.value', 'op "gte" on riskLevel must be a risk level: low, medium, high, critical'],
-    ['eq on riskLevel, unknown name', { field: 'riskLevel', op: 'eq', value: 'hgih' }, 'match.value', 'must be a risk level: low, medium, high, critical'],
-    ['in on riskLevel, unknown name', { field: 'riskLevel', op: 'in', value: ['high', 'urgent'] }, 'match.value.1', 'must be a risk level: low, medium, high, critical'],
-    ['glob needs a string', { field: 'tool.name', op: 'glob', value: ['a*'] }, 'match.value', 'op "glob" needs a string pattern, got an array'],
-    ['glob with an unclosed class', { field: 'tool.name', op: 'glob', value: 'a[bc' }, 'match.value', 'invalid glob: glob has an unclosed "[" at offset 1'],
-    ['glob with a trailing escape', { field: 'tool.name', op: 'glob', value: 'a\\' }, 'match.value', 'invalid glob: glob ends with an unfinished escape "\\"'],
-    ['regex needs a string', { field: 'arguments.c', op: 'regex', value: 5 }, 'match.value', 'op "regex" needs a string pattern, got a number'],
-    ['regex must not be empty', { field: 'arguments.c', op: 'regex', value: '' }, 'match.value', 'must not be empty (an empty pattern matches every string)'],
-    ['eq needs a primitive', { field: 'tool.name', op: 'eq', value: ['bash'] }, 'match.value', 'op "eq" needs a string, number or boolean, got an array'],
+    [
+      'in needs an array',
+      { field: 'tool.name', op: 'in', value: 'bash' },
+      'match.value',
+      'op "in" needs an array of strings, numbers or booleans, got a string',
+    ],
+    [
+      'in must not be empty',
+      { field: 'tool.name', op: 'in', value: [] },
+      'match.value',
+      'must hold at least one value',
+    ],
+    [
+      'in members are primitives',
+      { field: 'tool.name', op: 'in', value: ['a', { b: 1 }] },
+      'match.value.1',
+      'must be a string, number or boolean, got an object',
+    ],
+    [
+      'gte needs a number',
+      { field: 'arguments.amount', op: 'gte', value: '1000' },
+      'match.value',
+      'op "gte" needs a finite number, got a string',
+    ],
+    [
+      'lte needs a finite number',
+      { field: 'arguments.amount', op: 'lte', value: null },
+      'match.value',
+      'op "lte" needs a finite number, got null',
+    ],
+    [
+      'gte on riskLevel needs a name',
+      { field: 'riskLevel', op: 'gte', value: 2 },
+      'match.value',
+      'op "gte" on riskLevel must be a risk level: low, medium, high, critical',
+    ],
+    [
+      'gte on riskLevel, unknown name',
+      { field: 'riskLevel', op: 'gte', value: 'severe' },
+      'match.value',
+      'op "gte" on riskLevel must be a risk level: low, medium, high, critical',
+    ],
+    [
+      'eq on riskLevel, unknown name',
+      { field: 'riskLevel', op: 'eq', value: 'hgih' },
+      'match.value',
+      'must be a risk level: low, medium, high, critical',
+    ],
+    [
+      'in on riskLevel, unknown name',
+      { field: 'riskLevel', op: 'in', value: ['high', 'urgent'] },
+      'match.value.1',
+      'must be a risk level: low, medium, high, critical',
+    ],
+    [
+      'glob needs a string',
+      { field: 'tool.name', op: 'glob', value: ['a*'] },
+      'match.value',
+      'op "glob" needs a string pattern, got an array',
+    ],
+    [
+      'glob with an unclosed class',
+      { field: 'tool.name', op: 'glob', value: 'a[bc' },
+      'match.value',
+      'invalid glob: glob has an unclosed "[" at offset 1',
+    ],
+    [
+      'glob with a trailing escape',
+      { field: 'tool.name', op: 'glob', value: 'a\\' },
+      'match.value',
+      'invalid glob: glob ends with an unfinished escape "\\"',
+    ],
+    [
+      'regex needs a string',
+      { field: 'arguments.c', op: 'regex', value: 5 },
+      'match.value',
+      'op "regex" needs a string pattern, got a number',
+    ],
+    [
+      'regex must not be empty',
+      { field: 'arguments.c', op: 'regex', value: '' },
+      'match.value',
+      'must not be empty (an empty pattern matches every string)',
+    ],
+    [
+      'eq needs a primitive',
+      { field: 'tool.name', op: 'eq', value: ['bash'] },
+      'match.value',
+      'op "eq" needs a string, number or boolean, got an array',
+    ],
     ['eq needs a value', { field: 'tool.name', op: 'eq' }, 'match.value', 'is required for op "eq"'],
-    ['contains needs a primitive', { field: 'arguments.to', op: 'contains', value: { a: 1 } }, 'match.value', 'op "contains" needs a string, number or boolean, got an object'],
-    ['contains must not be empty', { field: 'arguments.to', op: 'contains', value: '' }, 'match.value', 'must not be empty (an empty substring matches every string)'],
-    ['exists takes a boolean', { field: 'arguments.to', op: 'exists', value: 'yes' }, 'match.value', 'op "exists" takes an optional boolean, got a string'],
-    ['unknown key in a condition', { field: 'tool.name', op: 'eq', value: 'x', negate: true }, 'match.negate', 'unknown key "negate"; a condition has field, op and value'],
+    [
+      'contains needs a primitive',
+      { field: 'arguments.to', op: 'contains', value: { a: 1 } },
+      'match.value',
+      'op "contains" needs a string, number or boolean, got an object',
+    ],
+    [
+      'contains must not be empty',
+      { field: 'arguments.to', op: 'contains', value: '' },
+      'match.value',
+      'must not be empty (an empty substring matches every string)',
+    ],
+    [
+      'exists takes a boolean',
+      { field: 'arguments.to', op: 'exists', value: 'yes' },
+      'match.value',
+      'op "exists" takes an optional boolean, got a string',
+    ],
+    [
+      'unknown key in a condition',
+      { field: 'tool.name', op: 'eq', value: 'x', negate: true },
+      'match.negate',
+      'unknown key "negate"; a condition has field, op and value',
+    ],
   ])('%s', (_label, match, path, message) => {
     expect(errorsOf(withMatch(match))).toEqual([{ path, message }]);
   });
 
   test('regex longer than the limit', () => {
-    const [err] = errorsOf(withMatch({ field: 'arguments.c', op: 'regex', value: 'a'.repeat(MAX_REGEX_LENGTH + 1) }));
-    expect(err).toEqual({ path: 'match.value', message: `pattern is 1001 characters; at most ${MAX_REGEX_LENGTH} are allowed` });
-    expect(validatePolicy(withMatch({ field: 'arguments.c', op: 'regex', value: 'a'.repeat(MAX_REGEX_LENGTH) })).ok).toBe(true);
+    const [err] = errorsOf(
+      withMatch({ field: 'arguments.c', op: 'regex', value: 'a'.repeat(MAX_REGEX_LENGTH + 1) }),
+    );
+    expect(err).toEqual({
+      path: 'match.value',
+      message: `pattern is 1001 characters; at most ${MAX_REGEX_LENGTH} are allowed`,
+    });
+    expect(
+      validatePolicy(withMatch({ field: 'arguments.c', op: 'regex', value: 'a'.repeat(MAX_REGEX_LENGTH) }))
+        .ok,
+    ).toBe(true);
   });
 
-  test.each(['(a+)+$', '(a*)*b', '(\\w+\\s*)+$', '(?:x+y?)+', '(a+){2,}', '((ab)*c)*', '([a-z]+)*=', '(a+)+?'])(
-    'nested quantifier %s is rejected',
-    (pattern) => {
-      const [err] = errorsOf(withMatch({ field: 'arguments.c', op: 'regex', value: pattern }));
-      expect(err?.path).toBe('match.value');
-      expect(err?.message).toMatch(/^nested quantifier/);
-    },
-  );
+  test.each([
+    '(a+)+$',
+    '(a*)*b',
+    '(\\w+\\s*)+$',
+    '(?:x+y?)+',
+    '(a+){2,}',
+    '((ab)*c)*',
+    '([a-z]+)*=',
+    '(a+)+?',
+  ])('nested quantifier %s is rejected', (pattern) => {
+    const [err] = errorsOf(withMatch({ field: 'arguments.c', op: 'regex', value: pattern }));
+    expect(err?.path).toBe('match.value');
+    expect(err?.message).toMatch(/^nested quantifier/);
+  });
 
   test.each(['\\(a+\\)+', '[(a+)]+', '(a|b)+', '(ab)+(cd)*', 'a+b+c*', '(a+){1,3}', '(?:foo)?bar+'])(
     'no false alarm on %s',
@@ -123,21 +245,29 @@ describe('errors with exact paths', () => {
   );
 
   test('empty all / any', () => {
-    expect(errorsOf(withMatch({ all: [] }))).toEqual([{ path: 'match.all', message: 'must hold at least one match node' }]);
+    expect(errorsOf(withMatch({ all: [] }))).toEqual([
+      { path: 'match.all', message: 'must hold at least one match node' },
+    ]);
     expect(errorsOf(withMatch({ all: [tool, { any: [] }] }))).toEqual([
       { path: 'match.all.1.any', message: 'must hold at least one match node' },
     ]);
   });
 
   test('all / any must be arrays; a node is one kind', () => {
-    expect(errorsOf(withMatch({ any: tool }))).toEqual([{ path: 'match.any', message: 'must be an array of match nodes, got an object' }]);
+    expect(errorsOf(withMatch({ any: tool }))).toEqual([
+      { path: 'match.any', message: 'must be an array of match nodes, got an object' },
+    ]);
     expect(errorsOf(withMatch({ all: [tool], not: tool }))).toEqual([
-      { path: 'match', message: 'a node holds exactly one of all, any or not (or is a condition); found keys all, not' },
+      {
+        path: 'match',
+        message: 'a node holds exactly one of all, any or not (or is a condition); found keys all, not',
+      },
     ]);
     expect(errorsOf(withMatch({ all: [tool, 'tool.name = bash'] }))).toEqual([
       {
         path: 'match.all.1',
-        message: 'must be {all: [...]}, {any: [...]}, {not: {...}} or a condition {field, op, value}; got a string',
+        message:
+          'must be {all: [...]}, {any: [...]}, {not: {...}} or a condition {field, op, value}; got a string',
       },
     ]);
   });
@@ -147,11 +277,20 @@ describe('errors with exact paths', () => {
       withMatch({
         all: [
           { field: 'tool.name', op: 'in', value: 'bash' },
-          { any: [{ not: { field: 'arguments.c', op: 'regex', value: '[' } }, { field: 'bogus', op: 'eq', value: 1 }] },
+          {
+            any: [
+              { not: { field: 'arguments.c', op: 'regex', value: '[' } },
+              { field: 'bogus', op: 'eq', value: 1 },
+            ],
+          },
         ],
       }),
     );
-    expect(errors.map((e) => e.path)).toEqual(['match.all.0.value', 'match.all.1.any.0.not.value', 'match.all.1.any.1.field']);
+    expect(errors.map((e) => e.path)).toEqual([
+      'match.all.0.value',
+      'match.all.1.any.0.not.value',
+      'match.all.1.any.1.field',
+    ]);
   });
 
   test('nesting depth is limited', () => {
@@ -164,7 +303,9 @@ describe('errors with exact paths', () => {
 
   test('node count is limited', () => {
     const many = Array.from({ length: 1001 }, () => tool);
-    expect(errorsOf(withMatch({ any: many }))).toEqual([{ path: 'match', message: 'match tree has more than 1000 nodes' }]);
+    expect(errorsOf(withMatch({ any: many }))).toEqual([
+      { path: 'match', message: 'match tree has more than 1000 nodes' },
+    ]);
   });
 
   test('schema errors outside the match tree keep zod paths', () => {

@@ -165,9 +165,12 @@ function upsertRuns(tx: Prisma.TransactionClient, rows: RunAgg[]) {
  */
 export async function writeBatch(
   db: PrismaClient,
-  events: ProjectedEvent[],
-  evaluations: EvaluationRecord[],
+  batchEvents: ProjectedEvent[],
+  batchEvaluations: EvaluationRecord[],
 ): Promise<WriteResult> {
+  // A batch may hold the same event twice (a client retry landing next to the original).
+  const events = uniqueBy(batchEvents, (e) => e.event.id);
+  const evaluations = uniqueBy(batchEvaluations, (e) => e.evaluationId);
   return db.$transaction(
     async (tx) => {
       let fresh: ProjectedEvent[] = [];
@@ -232,6 +235,16 @@ export async function writeBatch(
     },
     { timeout: 60_000, maxWait: 30_000 },
   );
+}
+
+function uniqueBy<T>(items: T[], key: (t: T) => string): T[] {
+  const seen = new Set<string>();
+  return items.filter((t) => {
+    const k = key(t);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
 }
 
 /** Marks agents as seen (best effort, outside the batch transaction to avoid cross-partition lock waits). */

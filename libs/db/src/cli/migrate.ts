@@ -11,18 +11,26 @@ import { consoleLogger } from './console-logger';
 async function main(): Promise<number> {
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
-    process.stderr.write('DATABASE_URL is not set: export the PostgreSQL connection string to migrate, e.g. postgresql://warden@127.0.0.1:5432/warden\n');
+    process.stderr.write(
+      'DATABASE_URL is not set: export the PostgreSQL connection string to migrate, e.g. postgresql://warden@127.0.0.1:5432/warden\n',
+    );
     return 1;
   }
   const dirFlag = process.argv.indexOf('--dir');
   const migrationsDir = dirFlag > 0 ? process.argv[dirFlag + 1] : undefined;
   try {
     const { applied } = await migrate({ databaseUrl, migrationsDir, logger: consoleLogger() });
-    process.stdout.write(applied.length > 0 ? `Applied ${applied.length} migration(s): ${applied.join(', ')}\n` : 'No pending migrations: the database is up to date.\n');
+    process.stdout.write(
+      applied.length > 0
+        ? `Applied ${applied.length} migration(s): ${applied.join(', ')}\n`
+        : 'No pending migrations: the database is up to date.\n',
+    );
     return 0;
   } catch (error) {
     const code = error instanceof MigrationError ? ` [${error.code}]` : '';
-    process.stderr.write(`Migration failed${code}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `Migration failed${code}: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     return 1;
   }
 }

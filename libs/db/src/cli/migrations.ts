@@ -10,6 +10,8 @@
  *   tsx libs/db/src/cli/migrations.ts status          the engine's view of DATABASE_URL's history
  *                                                     (= `prisma migrate status`); exit 1 unless up to date
  *   tsx libs/db/src/cli/migrations.ts sql             print the SQL creating the schema on an empty database
+ *   tsx libs/db/src/cli/migrations.ts deploy          apply pending migrations to DATABASE_URL with Prisma's engine
+ *                                                     (= `prisma migrate deploy`); for interoperability checks
  *
  * Options: --schema <schema.prisma>, --dir <migrations dir>, --json (status: print the raw diagnosis).
  * `create`, `check` and `sql` need no database: the engine works on in-memory PGlite databases.
@@ -19,7 +21,8 @@ import path from 'node:path';
 import { DEFAULT_MIGRATIONS_DIR, MIGRATION_LOCK_TOML } from '../migrate/directory';
 import { lastEnginePanic, openSchemaEngine, type SchemaEngineSession } from '../migrate/engine';
 
-const USAGE = 'usage: migrations.ts create <name> | check | status | sql  [--schema <schema.prisma>] [--dir <migrations dir>] [--json]';
+const USAGE =
+  'usage: migrations.ts create <name> | check | status | sql | deploy  [--schema <schema.prisma>] [--dir <migrations dir>] [--json]';
 
 async function main(argv: string[]): Promise<number> {
   const flags = new Map<string, string | true>();
@@ -31,8 +34,10 @@ async function main(argv: string[]): Promise<number> {
     else positional.push(arg);
   }
   const [command, name] = positional;
-  const schemaPath = typeof flags.get('schema') === 'string' ? path.resolve(flags.get('schema') as string) : undefined;
-  const migrationsDir = typeof flags.get('dir') === 'string' ? path.resolve(flags.get('dir') as string) : DEFAULT_MIGRATIONS_DIR;
+  const schemaPath =
+    typeof flags.get('schema') === 'string' ? path.resolve(flags.get('schema') as string) : undefined;
+  const migrationsDir =
+    typeof flags.get('dir') === 'string' ? path.resolve(flags.get('dir') as string) : DEFAULT_MIGRATIONS_DIR;
 
   switch (command) {
     case 'create': {
@@ -48,7 +53,9 @@ async function main(argv: string[]): Promise<number> {
         fs.writeFileSync(path.join(migrationsDir, folder, 'migration.sql'), sql);
         const lockPath = path.join(migrationsDir, 'migration_lock.toml');
         if (!fs.existsSync(lockPath)) fs.writeFileSync(lockPath, MIGRATION_LOCK_TOML);
-        process.stdout.write(`Created ${path.relative(process.cwd(), path.join(migrationsDir, folder, 'migration.sql'))} (engine ${engine.engineVersion}).\nReview it, then apply with: npm run db:migrate\n`);
+        process.stdout.write(
+          `Created ${path.relative(process.cwd(), path.join(migrationsDir, folder, 'migration.sql'))} (engine ${engine.engineVersion}).\nReview it, then apply with: npm run db:migrate\n`,
+        );
         return 0;
       });
     }
@@ -59,7 +66,9 @@ async function main(argv: string[]): Promise<number> {
           process.stdout.write('OK: the migrations produce prisma/schema.prisma exactly.\n');
           return 0;
         }
-        process.stdout.write(`Drift: prisma/schema.prisma has changes that no migration holds. Create one with\n  npm run db:migration:create -- <name>\nMissing SQL:\n\n${sql}`);
+        process.stdout.write(
+          `Drift: prisma/schema.prisma has changes that no migration holds. Create one with\n  npm run db:migration:create -- <name>\nMissing SQL:\n\n${sql}`,
+        );
         return 1;
       });
     case 'status': {
@@ -67,10 +76,29 @@ async function main(argv: string[]): Promise<number> {
       if (!databaseUrl) return fail('status needs DATABASE_URL');
       return withEngine({ schemaPath, migrationsDir, databaseUrl }, async (engine) => {
         const diagnosis = await engine.diagnoseHistory();
-        const upToDate = diagnosis.history === null && diagnosis.failedMigrationNames.length === 0 && diagnosis.editedMigrationNames.length === 0;
+        const upToDate =
+          diagnosis.history === null &&
+          diagnosis.failedMigrationNames.length === 0 &&
+          diagnosis.editedMigrationNames.length === 0;
         if (flags.has('json')) process.stdout.write(`${JSON.stringify(diagnosis)}\n`);
-        else process.stdout.write(upToDate ? 'Database schema is up to date.\n' : `Not up to date: ${JSON.stringify(diagnosis)}\n`);
+        else
+          process.stdout.write(
+            upToDate ? 'Database schema is up to date.\n' : `Not up to date: ${JSON.stringify(diagnosis)}\n`,
+          );
         return upToDate ? 0 : 1;
+      });
+    }
+    case 'deploy': {
+      const databaseUrl = process.env.DATABASE_URL;
+      if (!databaseUrl) return fail('deploy needs DATABASE_URL');
+      return withEngine({ schemaPath, migrationsDir, databaseUrl }, async (engine) => {
+        const applied = await engine.deployMigrations();
+        process.stdout.write(
+          flags.has('json')
+            ? `${JSON.stringify({ applied })}\n`
+            : `Applied with Prisma's engine: ${applied.join(', ') || '(nothing)'}\n`,
+        );
+        return 0;
       });
     }
     case 'sql':
@@ -102,7 +130,13 @@ function timestamp(): string {
 
 /** Prisma-style migration name: lower case, `_` between words, at most 200 characters. */
 function slug(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 200) || 'migration';
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_+|_+$/g, '')
+      .slice(0, 200) || 'migration'
+  );
 }
 
 function fail(message: string): number {
@@ -112,7 +146,9 @@ function fail(message: string): number {
 
 function crash(error: unknown): never {
   const panic = lastEnginePanic();
-  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n${panic ? `Prisma schema engine panic: ${panic}\n` : ''}`);
+  process.stderr.write(
+    `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n${panic ? `Prisma schema engine panic: ${panic}\n` : ''}`,
+  );
   process.exit(1);
 }
 

@@ -62,7 +62,10 @@ export class EmbeddedPostgresLockedError extends Error {
     readonly dataDir: string,
     readonly pid: number,
   ) {
-    super(`The embedded database in ${dataDir} is in use by process ${pid}; stop it first (two servers on one data directory would corrupt it).`);
+    super(
+      `The embedded database in ${dataDir} is in use by process ${pid}; stop it first (two servers on one data ` +
+        `directory would corrupt it). If no such process serves it, delete ${dataDir}.lock.`,
+    );
     this.name = 'EmbeddedPostgresLockedError';
   }
 }
@@ -74,7 +77,7 @@ const DEFAULT_MAX_CONNECTIONS = 8;
  * Starts PGlite on `dataDir` and serves it on `host:port`.
  *
  * Takes an exclusive lock file `<dataDir>.lock` (holding the pid) so that two processes never open
- * the same data directory; a lock left by a dead process is taken over.
+ * the same data directory (nor this process twice); a lock left by a process that is gone is taken over.
  *
  * @returns the connection URL and `stop()`
  * @throws {EmbeddedPostgresLockedError} when a live process holds `dataDir`
@@ -92,12 +95,20 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   try {
     if (!inMemory) fs.mkdirSync(dataDir, { recursive: true });
     db = await PGlite.create(inMemory ? undefined : dataDir);
-    const server = new PGLiteSocketServer({ db, host, port: options.port ?? 0, maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS });
+    const server = new PGLiteSocketServer({
+      db,
+      host,
+      port: options.port ?? 0,
+      maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+    });
     useStatementQueue(server, db);
     await server.start();
     const port = Number(server.getServerConn().split(':').pop());
     const url = `postgresql://postgres@${host}:${port}/postgres`;
-    logger.info({ dataDir: inMemory ? options.dataDir : dataDir, host, port, ms: Date.now() - started }, 'embedded postgres started');
+    logger.info(
+      { dataDir: inMemory ? options.dataDir : dataDir, host, port, ms: Date.now() - started },
+      'embedded postgres started',
+    );
 
     const pglite = db;
     let stopping: Promise<void> | undefined;
@@ -127,24 +138,35 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
 function useStatementQueue(server: PGLiteSocketServer, db: PGlite): void {
   const internals = server as unknown as { queryQueue?: unknown };
   if (!internals.queryQueue) {
-    throw new Error('@electric-sql/pglite-socket changed: PGLiteSocketServer.queryQueue is gone; check libs/db/src/embedded/statement-queue.ts against the new version');
+    throw new Error(
+      '@electric-sql/pglite-socket changed: PGLiteSocketServer.queryQueue is gone; check libs/db/src/embedded/statement-queue.ts against the new version',
+    );
   }
   internals.queryQueue = new StatementQueue(db);
 }
 
+/** Data directories this process serves (a lock file naming our own pid may be from a previous run with the same pid, e.g. PID 1 in a container). */
+const lockedHere = new Set<string>();
+
 /** Creates `<dataDir>.lock` exclusively (taking over a dead process's lock); returns the release function. */
 function acquireDataDirLock(dataDir: string): () => void {
+  if (lockedHere.has(dataDir)) throw new EmbeddedPostgresLockedError(dataDir, process.pid);
   const lockPath = `${dataDir}.lock`;
   fs.mkdirSync(path.dirname(lockPath), { recursive: true });
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
-      return () => fs.rmSync(lockPath, { force: true });
+      lockedHere.add(dataDir);
+      return () => {
+        lockedHere.delete(dataDir);
+        fs.rmSync(lockPath, { force: true });
+      };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const pid = Number(fs.readFileSync(lockPath, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) throw new EmbeddedPostgresLockedError(dataDir, pid);
-      fs.rmSync(lockPath, { force: true });
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid))
+        throw new EmbeddedPostgresLockedError(dataDir, pid);
+      fs.rmSync(lockPath, { force: true }); // left by a process that is gone
     }
   }
   throw new Error(`Could not lock ${dataDir}`);

@@ -74,7 +74,12 @@ export class StatementQueue {
     this.draining = true;
     try {
       for (;;) {
-        const index = this.owner === null ? (this.queue.length > 0 ? 0 : -1) : this.queue.findIndex((q) => q.handlerId === this.owner);
+        const index =
+          this.owner === null
+            ? this.queue.length > 0
+              ? 0
+              : -1
+            : this.queue.findIndex((q) => q.handlerId === this.owner);
         if (index < 0) return;
         const [item] = this.queue.splice(index, 1);
         if (!item) return;

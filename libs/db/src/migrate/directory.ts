@@ -38,7 +38,9 @@ export function readMigrationsDir(dir: string): MigrationFile[] {
   if (fs.existsSync(lockPath)) {
     const provider = /^\s*provider\s*=\s*"([^"]*)"/m.exec(fs.readFileSync(lockPath, 'utf8'))?.[1];
     if (provider !== 'postgresql') {
-      throw new MigrationsDirectoryError(`${lockPath} names provider "${provider ?? '(none)'}", expected "postgresql"`);
+      throw new MigrationsDirectoryError(
+        `${lockPath} names provider "${provider ?? '(none)'}", expected "postgresql"`,
+      );
     }
   }
   return entries
@@ -51,7 +53,9 @@ export function readMigrationsDir(dir: string): MigrationFile[] {
       try {
         bytes = fs.readFileSync(file);
       } catch (cause) {
-        throw new MigrationsDirectoryError(`Migration ${name} has no readable migration.sql (${file})`, { cause });
+        throw new MigrationsDirectoryError(`Migration ${name} has no readable migration.sql (${file})`, {
+          cause,
+        });
       }
       return { name, sql: bytes.toString('utf8'), checksum: sha256Hex(bytes) };
     });
@@ -71,7 +75,8 @@ export function checksumMatches(script: string, stored: string): boolean {
   const candidates = [script, script.replace(/\r\n/g, '\n'), script.replace(/\n/g, '\r\n')];
   return candidates.some((candidate) => {
     const digest = createHash('sha256').update(candidate).digest();
-    const rendered = stored.length === 64 ? digest.toString('hex') : [...digest].map((byte) => byte.toString(16)).join('');
+    const rendered =
+      stored.length === 64 ? digest.toString('hex') : [...digest].map((byte) => byte.toString(16)).join('');
     return rendered === stored;
   });
 }

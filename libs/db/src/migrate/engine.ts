@@ -2,8 +2,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { bindMigrationAwareSqlAdapterFactory, ColumnTypeEnum, type SqlDriverAdapter, type SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
-import type { DiagnoseMigrationHistoryOutput, MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm/schema_engine_bg';
+import {
+  bindMigrationAwareSqlAdapterFactory,
+  ColumnTypeEnum,
+  type SqlDriverAdapter,
+  type SqlMigrationAwareDriverAdapterFactory,
+} from '@prisma/driver-adapter-utils';
+import type {
+  DiagnoseMigrationHistoryOutput,
+  MigrationList,
+  SchemaEngine,
+} from '@prisma/schema-engine-wasm/schema_engine_bg';
 import { startEmbeddedPostgres } from '../embedded';
 import { DEFAULT_MIGRATIONS_DIR, MIGRATION_LOCK_TOML } from './directory';
 
@@ -46,6 +55,12 @@ export interface SchemaEngineSession {
   diffEmptyToSchema(): Promise<string>;
   /** The engine's view of `databaseUrl`'s migration history: what `prisma migrate status` reports. */
   diagnoseHistory(): Promise<DiagnoseMigrationHistoryOutput>;
+  /**
+   * Applies the pending migrations to `databaseUrl` with Prisma's engine, as `prisma migrate
+   * deploy` does (no transaction per migration). For interoperability checks; use `migrate()`.
+   * @returns the names applied
+   */
+  deployMigrations(): Promise<string[]>;
   /** Disconnects and stops the in-memory databases. */
   close(): Promise<void>;
 }
@@ -64,7 +79,11 @@ export async function openSchemaEngine(options: SchemaEngineOptions = {}): Promi
   const filters = { externalTables: [], externalEnums: [] };
   let engine: SchemaEngine;
   try {
-    engine = await glue.SchemaEngine.new({ datamodels: schemaFiles.map((f) => [f.path, f.content]) }, () => {}, bindMigrationAwareSqlAdapterFactory(factory));
+    engine = await glue.SchemaEngine.new(
+      { datamodels: schemaFiles.map((f) => [f.path, f.content]) },
+      () => {},
+      bindMigrationAwareSqlAdapterFactory(factory),
+    );
   } catch (error) {
     await factory.close();
     throw error;
@@ -82,11 +101,25 @@ export async function openSchemaEngine(options: SchemaEngineOptions = {}): Promi
       return isEmptyScript(result.stdout) ? '' : (result.stdout ?? '');
     },
     async diffEmptyToSchema() {
-      const result = await engine.diff({ from: { tag: 'empty' }, to: { tag: 'schemaDatamodel', files: schemaFiles }, script: true, exitCode: null, filters });
+      const result = await engine.diff({
+        from: { tag: 'empty' },
+        to: { tag: 'schemaDatamodel', files: schemaFiles },
+        script: true,
+        exitCode: null,
+        filters,
+      });
       return result.stdout ?? '';
     },
     diagnoseHistory() {
-      return engine.diagnoseMigrationHistory({ migrationsList: migrationList(migrationsDir), optInToShadowDatabase: false, filters });
+      return engine.diagnoseMigrationHistory({
+        migrationsList: migrationList(migrationsDir),
+        optInToShadowDatabase: false,
+        filters,
+      });
+    },
+    async deployMigrations() {
+      const result = await engine.applyMigrations({ migrationsList: migrationList(migrationsDir), filters });
+      return result.appliedMigrationNames;
     },
     async close() {
       engine.free();
@@ -104,11 +137,18 @@ function isEmptyScript(stdout: string | null): boolean {
 export function migrationList(dir: string): MigrationList {
   const lockPath = path.join(dir, 'migration_lock.toml');
   const names = fs.existsSync(dir)
-    ? fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort()
+    ? fs
+        .readdirSync(dir, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name)
+        .sort()
     : [];
   return {
     baseDir: dir,
-    lockfile: { path: 'migration_lock.toml', content: fs.existsSync(lockPath) ? fs.readFileSync(lockPath, 'utf8') : MIGRATION_LOCK_TOML },
+    lockfile: {
+      path: 'migration_lock.toml',
+      content: fs.existsSync(lockPath) ? fs.readFileSync(lockPath, 'utf8') : MIGRATION_LOCK_TOML,
+    },
     shadowDbInitScript: '',
     migrationDirectories: names.map((name) => {
       const file = path.join(dir, name, 'migration.sql');
@@ -220,8 +260,14 @@ const TEXT_OID = 25;
 
 /** The slice of the WebAssembly JS API used here (the project's `lib` has no DOM / wasm typings). */
 declare const WebAssembly: {
-  Module: { new (bytes: Uint8Array): WasmModule; imports(module: WasmModule): Array<{ module: string; name: string; kind: string }> };
-  Instance: new (module: WasmModule, imports: Record<string, unknown>) => { exports: Record<string, unknown> };
+  Module: {
+    new (bytes: Uint8Array): WasmModule;
+    imports(module: WasmModule): Array<{ module: string; name: string; kind: string }>;
+  };
+  Instance: new (
+    module: WasmModule,
+    imports: Record<string, unknown>,
+  ) => { exports: Record<string, unknown> };
 };
 interface WasmModule {
   readonly __brand?: 'WebAssembly.Module';
@@ -257,12 +303,21 @@ function loadEngineModule(): Promise<{ glue: Glue; version: string }> {
 function compileWasm(glue: Glue): WasmModule {
   const provided = glue as unknown as Record<string, unknown>;
   try {
-    const cli = new WebAssembly.Module(fs.readFileSync(path.join(path.dirname(require.resolve('prisma/package.json')), 'build', 'schema_engine_bg.wasm')));
-    const fits = WebAssembly.Module.imports(cli).every((entry) => entry.module === './schema_engine_bg.js' && typeof provided[entry.name] === 'function');
+    const cli = new WebAssembly.Module(
+      fs.readFileSync(
+        path.join(path.dirname(require.resolve('prisma/package.json')), 'build', 'schema_engine_bg.wasm'),
+      ),
+    );
+    const fits = WebAssembly.Module.imports(cli).every(
+      (entry) => entry.module === './schema_engine_bg.js' && typeof provided[entry.name] === 'function',
+    );
     if (fits) return cli;
   } catch {
     // no Prisma CLI, or it no longer bundles the engine: use the package's
   }
-  const packaged = path.join(path.dirname(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg')), 'schema_engine_bg.wasm');
+  const packaged = path.join(
+    path.dirname(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg')),
+    'schema_engine_bg.wasm',
+  );
   return new WebAssembly.Module(fs.readFileSync(packaged));
 }

@@ -35,9 +35,7 @@ export class MigrationsDirectoryError extends MigrationError {
  * immutable; put changes in a new migration).
  */
 export class MigrationChecksumMismatchError extends MigrationError {
-  constructor(
-    readonly migrationNames: string[],
-  ) {
+  constructor(readonly migrationNames: string[]) {
     super(
       'MIGRATION_CHECKSUM_MISMATCH',
       `Applied migration(s) ${migrationNames.join(', ')} differ from their migration.sql (checksum mismatch): ` +
@@ -70,7 +68,12 @@ export class MigrationFailedError extends MigrationError {
     readonly migrationName: string,
     cause: unknown,
   ) {
-    super('MIGRATION_FAILED', `Migration ${migrationName} failed and was rolled back: ${errorMessage(cause)}`, false, { cause });
+    super(
+      'MIGRATION_FAILED',
+      `Migration ${migrationName} failed and was rolled back: ${errorMessage(cause)}`,
+      false,
+      { cause },
+    );
   }
 }
 

@@ -3,7 +3,14 @@
  * `_prisma_migrations` bookkeeping (see libs/db/README.md "Migrations").
  */
 export { migrate, MIGRATION_ADVISORY_LOCK_KEY, type MigrateOptions, type MigrateResult } from './runner';
-export { readMigrationsDir, checksumMatches, sha256Hex, DEFAULT_MIGRATIONS_DIR, MIGRATION_LOCK_TOML, type MigrationFile } from './directory';
+export {
+  readMigrationsDir,
+  checksumMatches,
+  sha256Hex,
+  DEFAULT_MIGRATIONS_DIR,
+  MIGRATION_LOCK_TOML,
+  type MigrationFile,
+} from './directory';
 export {
   MigrationError,
   MigrationsDirectoryError,

@@ -97,7 +97,10 @@ export async function migrate(options: MigrateOptions): Promise<MigrateResult> {
   }
 }
 
-async function migrateExclusive(options: MigrateOptions, migrations: MigrationFile[]): Promise<MigrateResult> {
+async function migrateExclusive(
+  options: MigrateOptions,
+  migrations: MigrationFile[],
+): Promise<MigrateResult> {
   const logger = options.logger ?? silentLogger;
   const started = Date.now();
   const { connectionString, schema } = splitSchemaParam(options.databaseUrl);
@@ -112,7 +115,10 @@ async function migrateExclusive(options: MigrateOptions, migrations: MigrationFi
     await acquireLock(client, options.lockTimeoutMs ?? 120_000, logger);
     try {
       const applied = await applyPending(client, migrations, logger);
-      logger.info({ applied, total: migrations.length, ms: Date.now() - started }, applied.length ? 'migrations applied' : 'database schema up to date');
+      logger.info(
+        { applied, total: migrations.length, ms: Date.now() - started },
+        applied.length ? 'migrations applied' : 'database schema up to date',
+      );
       return { applied };
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_ADVISORY_LOCK_KEY]).catch(() => {});
@@ -122,30 +128,51 @@ async function migrateExclusive(options: MigrateOptions, migrations: MigrationFi
   }
 }
 
-async function applyPending(client: pg.Client, migrations: MigrationFile[], logger: DbLogger): Promise<string[]> {
+async function applyPending(
+  client: pg.Client,
+  migrations: MigrationFile[],
+  logger: DbLogger,
+): Promise<string[]> {
   await client.query(CREATE_MIGRATIONS_TABLE);
   const { rows } = await client.query<MigrationRow>(
     'SELECT migration_name, checksum, finished_at, rolled_back_at FROM "_prisma_migrations" ORDER BY started_at',
   );
-  const failed = rows.filter((row) => row.finished_at === null && row.rolled_back_at === null).map((row) => row.migration_name);
+  const failed = rows
+    .filter((row) => row.finished_at === null && row.rolled_back_at === null)
+    .map((row) => row.migration_name);
   if (failed.length > 0) throw new MigrationInFailedStateError(failed);
 
   const appliedChecksums = new Map(
-    rows.filter((row) => row.finished_at !== null && row.rolled_back_at === null).map((row) => [row.migration_name, row.checksum]),
+    rows
+      .filter((row) => row.finished_at !== null && row.rolled_back_at === null)
+      .map((row) => [row.migration_name, row.checksum]),
   );
-  const edited = migrations.filter((m) => appliedChecksums.has(m.name) && !checksumMatches(m.sql, appliedChecksums.get(m.name)!));
+  const edited = migrations.filter(
+    (m) => appliedChecksums.has(m.name) && !checksumMatches(m.sql, appliedChecksums.get(m.name)!),
+  );
   if (edited.length > 0) throw new MigrationChecksumMismatchError(edited.map((m) => m.name));
 
   const known = new Set(migrations.map((m) => m.name));
   const unknown = [...appliedChecksums.keys()].filter((name) => !known.has(name));
   if (unknown.length > 0) {
-    logger.warn({ migrations: unknown }, 'database has migrations that are not in the migrations directory (newer code migrated it?)');
+    logger.warn(
+      { migrations: unknown },
+      'database has migrations that are not in the migrations directory (newer code migrated it?)',
+    );
   }
   const pending = migrations.filter((m) => !appliedChecksums.has(m.name));
-  const lastApplied = [...appliedChecksums.keys()].filter((name) => known.has(name)).sort().pop();
-  const outOfOrder = pending.filter((m) => lastApplied !== undefined && m.name < lastApplied).map((m) => m.name);
+  const lastApplied = [...appliedChecksums.keys()]
+    .filter((name) => known.has(name))
+    .sort()
+    .pop();
+  const outOfOrder = pending
+    .filter((m) => lastApplied !== undefined && m.name < lastApplied)
+    .map((m) => m.name);
   if (outOfOrder.length > 0) {
-    logger.warn({ migrations: outOfOrder, lastApplied }, 'applying migrations older than the last applied one (merged branches?)');
+    logger.warn(
+      { migrations: outOfOrder, lastApplied },
+      'applying migrations older than the last applied one (merged branches?)',
+    );
   }
 
   const applied: string[] = [];
@@ -187,7 +214,9 @@ async function acquireLock(client: pg.Client, timeoutMs: number, logger: DbLogge
   const deadline = Date.now() + timeoutMs;
   let waiting = false;
   for (;;) {
-    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [MIGRATION_ADVISORY_LOCK_KEY]);
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
+      MIGRATION_ADVISORY_LOCK_KEY,
+    ]);
     if (rows[0]?.locked) {
       if (waiting) logger.info({}, 'migration lock acquired');
       return;
