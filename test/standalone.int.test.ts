@@ -1,26 +1,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { start, type RunningStandalone } from '@agent-warden/standalone';
-import { silentLogger } from '@agent-warden/observability';
 import { replayFiles } from '../scripts/replay/replay';
 import { TRAJECTORY_FILES } from './support/env';
 import { call } from './support/http';
+import { startStandalone, type StandaloneProcess } from './support/standalone';
 
-/** Standalone (`npm start`): embedded PGlite behind pglite-socket, in-process bus, one port. */
+/** Standalone (`npm start`): embedded PGlite behind pglite-socket, in-process bus, one port, its own process. */
 describe('standalone: the whole service in one process', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-standalone-'));
-  const config = {
-    PORT: 0,
-    HOST: '127.0.0.1',
-    WARDEN_DATA_DIR: dataDir,
-    WARDEN_MAX_BODY_BYTES: 5 * 1024 * 1024,
-    WARDEN_MAX_EVENTS_PER_BATCH: 500,
-    WARDEN_MAX_EVENT_BYTES: 256 * 1024,
-    WARDEN_APPROVAL_TIMEOUT_SECONDS: 30,
-    LOG_LEVEL: 'silent',
-  };
-  let s: RunningStandalone;
+  const env = { WARDEN_DATA_DIR: dataDir };
+  let s: StandaloneProcess;
   let apiKey: string;
   let stored = 0;
 
@@ -30,11 +20,11 @@ describe('standalone: the whole service in one process', () => {
   }, 60_000);
 
   test('a first start creates a project and prints a generated API key once', async () => {
-    s = await start(config, silentLogger());
+    s = await startStandalone(env);
     expect(s.generatedApiKey).toMatch(/^aw_[A-Za-z0-9_-]{40,}$/);
     apiKey = s.generatedApiKey!;
-    const health = await call(s.url, 'GET', '/ready');
-    expect(health.status).toBe(200);
+    expect((await call(s.url, 'GET', '/ready')).status).toBe(200);
+    expect((await call(s.url, 'GET', '/v1/openapi.json')).body.openapi).toBe('3.1.0');
   }, 120_000);
 
   test('all 762 shared trajectories are stored exactly once', async () => {
@@ -45,12 +35,15 @@ describe('standalone: the whole service in one process', () => {
     expect(summary.events_stored).toBe(summary.events_sent);
     expect(summary.client.dropped + summary.client.failed + summary.client.rejected).toBe(0);
     expect(summary.decisions).toEqual({ allow: 3571 });
+    const tools = await call(s.url, 'GET', `/v1/stats/events?agentVersionId=${summary.agentVersionIds.join(',')}`, { apiKey });
+    expect(tools.body.byType['agent.tool.started']).toBe(3571);
+    expect(tools.body.sessions).toBe(762);
     stored = summary.events_stored;
   }, 900_000);
 
   test('after a restart the data is still there and no new key is generated', async () => {
-    await s.stop();
-    s = await start(config, silentLogger());
+    expect(await s.stop()).toBe(0);
+    s = await startStandalone(env);
     expect(s.generatedApiKey).toBeUndefined();
     const stats = await call(s.url, 'GET', '/v1/stats/events', { apiKey });
     expect(stats.status).toBe(200);
@@ -61,7 +54,7 @@ describe('standalone: the whole service in one process', () => {
   test('WARDEN_INIT_API_KEY is honoured', async () => {
     await s.stop();
     const initKey = 'aw_init_key_for_the_standalone_test_0001';
-    s = await start({ ...config, WARDEN_INIT_API_KEY: initKey }, silentLogger());
+    s = await startStandalone({ ...env, WARDEN_INIT_API_KEY: initKey });
     const agents = await call(s.url, 'GET', '/v1/agents', { apiKey: initKey });
     expect(agents.status).toBe(200);
     expect(agents.body.items.length).toBeGreaterThan(0);

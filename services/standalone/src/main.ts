@@ -15,6 +15,7 @@ async function main(): Promise<void> {
         `  Try: curl -H "Authorization: Bearer ${s.generatedApiKey}" ${s.url}/v1/agents\n\n`,
     );
   }
+  logger.info({ url: s.url, projectId: s.projectId }, 'agent warden ready');
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;

@@ -1,0 +1,68 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+/** `npm start` as its own process (PGlite does not start inside a jest worker; users run it this way too). */
+export interface StandaloneProcess {
+  url: string;
+  /** The key printed at a first start without WARDEN_INIT_API_KEY. */
+  generatedApiKey?: string;
+  child: ChildProcess;
+  /** SIGTERM, wait for a clean exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * Starts `services/standalone/src/main.ts` with `env` (PORT defaults to 0 = any free port) and
+ * resolves once it logs "agent warden ready". Rejects when it exits first or after `timeoutMs`.
+ */
+export function startStandalone(env: Record<string, string>, timeoutMs = 90_000): Promise<StandaloneProcess> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'services/standalone/src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let generatedApiKey: string | undefined;
+    let url: string | undefined;
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`standalone did not start within ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (!url) reject(new Error(`standalone exited with ${code} before listening`));
+    });
+    const lines = readline.createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      const key = line.match(/Your API key \(shown only once\): (\S+)/);
+      if (key) generatedApiKey = key[1];
+      if (line.startsWith('{')) {
+        try {
+          const j = JSON.parse(line) as { msg?: string; url?: string; level?: string };
+          if (j.level === 'error' || j.level === 'fatal') process.stderr.write(line + '\n');
+          if (j.msg === 'agent warden ready' && j.url) url = j.url;
+        } catch {
+          /* not a log line */
+        }
+      }
+      // "ready" is logged after the key banner, so the key (if any) is known by then.
+      if (url) {
+        clearTimeout(timer);
+        resolve({
+          url,
+          generatedApiKey,
+          child,
+          stop: () =>
+            new Promise((res) => {
+              if (child.exitCode !== null) return res(child.exitCode);
+              child.once('exit', (code) => res(code));
+              child.kill('SIGTERM');
+            }),
+        });
+      }
+    });
+  });
+}
