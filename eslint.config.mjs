@@ -2,7 +2,16 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '**/dist/**', 'libs/db/src/generated/**', '.warden/**', '.infra/**', 'clients/python/**'] },
+  {
+    ignores: [
+      '**/node_modules/**',
+      '**/dist/**',
+      'libs/db/src/generated/**',
+      '.warden/**',
+      '.infra/**',
+      'clients/python/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

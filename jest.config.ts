@@ -1,7 +1,10 @@
 import type { Config } from 'jest';
 
 const transform: Config['transform'] = {
-  '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+  '^.+\\.(t|j)sx?$': [
+    '@swc/jest',
+    { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+  ],
 };
 const common = {
   transform,
@@ -17,7 +20,12 @@ const common = {
  */
 const config: Config = {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['**/*.test.ts'], testPathIgnorePatterns: [...common.testPathIgnorePatterns, '\\.int\\.test\\.ts$'] },
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['**/*.test.ts'],
+      testPathIgnorePatterns: [...common.testPathIgnorePatterns, '\\.int\\.test\\.ts$'],
+    },
     { ...common, displayName: 'integration', testMatch: ['**/*.int.test.ts'], slowTestThreshold: 30 },
   ],
 };

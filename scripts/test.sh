@@ -13,5 +13,6 @@ source "${WARDEN_INFRA_DIR:-.infra}/env"
 export DATABASE_URL KAFKA_BROKERS REDIS_URL
 
 npx tsc -p tsconfig.json --noEmit
+npm run --silent lint
 npx jest --selectProjects unit "$@"
 npx jest --selectProjects integration --runInBand "$@"

@@ -38,8 +38,16 @@ describe('gateway: bad input', () => {
     // A second project with its own key and agent.
     const other = await createProject(stack.prisma, 'other');
     otherKey = `aw_other_${newId()}`;
-    await createApiKey(stack.prisma, other.id, { name: 'other', prefix: otherKey.slice(0, 10), hash: hashApiKey(otherKey), scopes: ['ingest', 'read'] });
-    const o = await call(stack.gatewayUrl, 'POST', '/v1/agents/identify', { apiKey: otherKey, body: { agent: { key: 'other-agent' } } });
+    await createApiKey(stack.prisma, other.id, {
+      name: 'other',
+      prefix: otherKey.slice(0, 10),
+      hash: hashApiKey(otherKey),
+      scopes: ['ingest', 'read'],
+    });
+    const o = await call(stack.gatewayUrl, 'POST', '/v1/agents/identify', {
+      apiKey: otherKey,
+      body: { agent: { key: 'other-agent' } },
+    });
     otherAgentId = o.body.agentId;
     expect(await bootstrapProject(stack.prisma, {})).toMatchObject({ createdProject: false });
   }, 120_000);
@@ -56,10 +64,17 @@ describe('gateway: bad input', () => {
   });
 
   test('malformed JSON → 400 invalid_json', async () => {
-    const r = await call(stack.gatewayUrl, 'POST', '/v1/events', { apiKey: stack.apiKey, rawBody: '{"events": [' });
+    const r = await call(stack.gatewayUrl, 'POST', '/v1/events', {
+      apiKey: stack.apiKey,
+      rawBody: '{"events": [',
+    });
     expect(r.status).toBe(400);
     expect(r.headers.get('content-type')).toContain(problemType);
-    expect(r.body).toMatchObject({ status: 400, code: 'invalid_json', type: expect.stringContaining('invalid_json') });
+    expect(r.body).toMatchObject({
+      status: 400,
+      code: 'invalid_json',
+      type: expect.stringContaining('invalid_json'),
+    });
   });
 
   test('wrong types → 400 naming each path', async () => {
@@ -74,18 +89,27 @@ describe('gateway: bad input', () => {
   });
 
   test('unknown event type → 400 naming events.N.type', async () => {
-    const r = await call(stack.gatewayUrl, 'POST', '/v1/events', { apiKey: stack.apiKey, body: { events: [event({ type: 'agent.teleported' })] } });
+    const r = await call(stack.gatewayUrl, 'POST', '/v1/events', {
+      apiKey: stack.apiKey,
+      body: { events: [event({ type: 'agent.teleported' })] },
+    });
     expect(r.status).toBe(400);
     expect(r.body.errors).toEqual([expect.objectContaining({ path: 'events.0.type' })]);
   });
 
   test('oversized body → 413 body_too_large; too many events → 413 batch_too_large', async () => {
     const big = 'x'.repeat(1024 * 1024 + 10);
-    const r = await call(stack.gatewayUrl, 'POST', '/v1/events', { apiKey: stack.apiKey, body: { events: [event({ data: { name: 'x', data: big } })] } });
+    const r = await call(stack.gatewayUrl, 'POST', '/v1/events', {
+      apiKey: stack.apiKey,
+      body: { events: [event({ data: { name: 'x', data: big } })] },
+    });
     expect(r.status).toBe(413);
     expect(r.body.code).toBe('body_too_large');
     const many = Array.from({ length: 101 }, (_, i) => event({}, i + 1));
-    const m = await call(stack.gatewayUrl, 'POST', '/v1/events', { apiKey: stack.apiKey, body: { events: many } });
+    const m = await call(stack.gatewayUrl, 'POST', '/v1/events', {
+      apiKey: stack.apiKey,
+      body: { events: many },
+    });
     expect(m.status).toBe(413);
     expect(m.body).toMatchObject({ code: 'batch_too_large', errors: [{ path: 'events' }] });
   });
@@ -94,17 +118,31 @@ describe('gateway: bad input', () => {
     const none = await call(stack.gatewayUrl, 'POST', '/v1/events', { body: { events: [event()] } });
     expect(none.status).toBe(401);
     expect(none.body.code).toBe('unauthenticated');
-    const unknown = await call(stack.gatewayUrl, 'POST', '/v1/events', { apiKey: 'aw_nope_nope_nope_nope', body: { events: [event()] } });
+    const unknown = await call(stack.gatewayUrl, 'POST', '/v1/events', {
+      apiKey: 'aw_nope_nope_nope_nope',
+      body: { events: [event()] },
+    });
     expect(unknown.status).toBe(401);
     const readOnly = `aw_ro_${newId()}`;
-    await createApiKey(stack.prisma, stack.projectId, { name: 'ro', prefix: 'aw_ro', hash: hashApiKey(readOnly), scopes: ['read'] });
-    const ro = await call(stack.gatewayUrl, 'POST', '/v1/events', { apiKey: readOnly, body: { events: [event()] } });
+    await createApiKey(stack.prisma, stack.projectId, {
+      name: 'ro',
+      prefix: 'aw_ro',
+      hash: hashApiKey(readOnly),
+      scopes: ['read'],
+    });
+    const ro = await call(stack.gatewayUrl, 'POST', '/v1/events', {
+      apiKey: readOnly,
+      body: { events: [event()] },
+    });
     expect(ro.status).toBe(403);
     expect(ro.body.code).toBe('forbidden');
   });
 
   test('a key of another project → 403 naming agentId; nothing crosses projects', async () => {
-    const r = await call(stack.gatewayUrl, 'POST', '/v1/events', { apiKey: otherKey, body: { events: [event()] } });
+    const r = await call(stack.gatewayUrl, 'POST', '/v1/events', {
+      apiKey: otherKey,
+      body: { events: [event()] },
+    });
     expect(r.status).toBe(403);
     expect(r.body.errors).toEqual([expect.objectContaining({ path: 'events.0.agentId' })]);
     const s = await call(stack.apiUrl, 'GET', '/v1/agents', { apiKey: otherKey });
@@ -122,11 +160,19 @@ describe('gateway: bad input', () => {
     const bad = event({ type: 'agent.tool.started', data: { toolName: 'x' } }, 2, sessionId);
     const good2 = event({}, 3, sessionId);
     const foreign = event({ agentId: otherAgentId }, 4, sessionId);
-    const r = await call(stack.gatewayUrl, 'POST', '/v1/events', { apiKey: stack.apiKey, body: { events: [good1, bad, good2, foreign] } });
+    const r = await call(stack.gatewayUrl, 'POST', '/v1/events', {
+      apiKey: stack.apiKey,
+      body: { events: [good1, bad, good2, foreign] },
+    });
     expect(r.status).toBe(202);
     expect(r.body.accepted).toBe(2);
     expect(r.body.rejected).toEqual([
-      expect.objectContaining({ index: 1, id: bad.id, code: 'invalid_event', errors: expect.arrayContaining([expect.objectContaining({ path: 'events.1.data.toolCallId' })]) }),
+      expect.objectContaining({
+        index: 1,
+        id: bad.id,
+        code: 'invalid_event',
+        errors: expect.arrayContaining([expect.objectContaining({ path: 'events.1.data.toolCallId' })]),
+      }),
       expect.objectContaining({ index: 3, id: foreign.id, code: 'forbidden_agent' }),
     ]);
     const stored = await waitFor(async () => {
@@ -142,7 +188,10 @@ describe('gateway: bad input', () => {
     const sessionId = newId();
     const batch = [event({}, 1, sessionId), event({}, 2, sessionId)];
     for (let i = 0; i < 2; i++) {
-      const r = await call(stack.gatewayUrl, 'POST', '/v1/events', { apiKey: stack.apiKey, body: { events: batch } });
+      const r = await call(stack.gatewayUrl, 'POST', '/v1/events', {
+        apiKey: stack.apiKey,
+        body: { events: batch },
+      });
       expect(r.status).toBe(202);
     }
     await new Promise((r) => setTimeout(r, 1500));
@@ -157,7 +206,13 @@ describe('gateway: bad input', () => {
   test('guard evaluation contract and OpenAPI document', async () => {
     const g = await call(stack.gatewayUrl, 'POST', '/v1/guardrails/evaluate', {
       apiKey: stack.apiKey,
-      body: { agentId, agentVersionId, mode: 'enforce', tool: { name: 'send_money' }, arguments: { amount: 5 } },
+      body: {
+        agentId,
+        agentVersionId,
+        mode: 'enforce',
+        tool: { name: 'send_money' },
+        arguments: { amount: 5 },
+      },
     });
     expect(g.status).toBe(200);
     expect(g.body).toMatchObject({
@@ -169,11 +224,16 @@ describe('gateway: bad input', () => {
       wouldBlock: false,
       wouldRequireApproval: false,
     });
-    const bad = await call(stack.gatewayUrl, 'POST', '/v1/guardrails/evaluate', { apiKey: stack.apiKey, body: { agentId, mode: 'sometimes' } });
+    const bad = await call(stack.gatewayUrl, 'POST', '/v1/guardrails/evaluate', {
+      apiKey: stack.apiKey,
+      body: { agentId, mode: 'sometimes' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.errors).toEqual([expect.objectContaining({ path: 'mode' })]);
     const doc = await call(stack.gatewayUrl, 'GET', '/v1/openapi.json');
     expect(doc.body.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/v1/events', '/v1/guardrails/evaluate', '/v1/approvals/{approvalId}']));
+    expect(Object.keys(doc.body.paths)).toEqual(
+      expect.arrayContaining(['/v1/events', '/v1/guardrails/evaluate', '/v1/approvals/{approvalId}']),
+    );
   });
 });

@@ -34,7 +34,14 @@ describe('stack: client → gateway → Kafka → projector → PostgreSQL', () 
     // Read back independently of the stats endpoint: one session per trajectory, ids unique,
     // each session's sequences 1..n without gaps, every tool call with its evaluation.
     const rows = await stack.prisma.$queryRaw<
-      { sessions: bigint; events: bigint; distinct_ids: bigint; gappy: bigint; evaluations: bigint; tool_started: bigint }[]
+      {
+        sessions: bigint;
+        events: bigint;
+        distinct_ids: bigint;
+        gappy: bigint;
+        evaluations: bigint;
+        tool_started: bigint;
+      }[]
     >`SELECT (SELECT count(*) FROM sessions) AS sessions,
              (SELECT count(*) FROM events) AS events,
              (SELECT count(DISTINCT id) FROM events) AS distinct_ids,
@@ -59,7 +66,9 @@ describe('stack: client → gateway → Kafka → projector → PostgreSQL', () 
     const starts = page.body.items.map((s: { startedAt: string }) => s.startedAt);
     expect([...starts].sort().reverse()).toEqual(starts);
 
-    const next = await call(stack.apiUrl, 'GET', `/v1/sessions?limit=5&cursor=${page.body.nextCursor}`, { apiKey: stack.apiKey });
+    const next = await call(stack.apiUrl, 'GET', `/v1/sessions?limit=5&cursor=${page.body.nextCursor}`, {
+      apiKey: stack.apiKey,
+    });
     expect(next.body.items.map((s: { id: string }) => s.id)).not.toContain(page.body.items[0].id);
 
     const id = page.body.items[0].id;
@@ -74,7 +83,9 @@ describe('stack: client → gateway → Kafka → projector → PostgreSQL', () 
     expect(s.body.events.at(-1).type).toBe('agent.session.ended');
     expect(s.body.missingSequences).toBe(0);
 
-    const byType = await call(stack.apiUrl, 'GET', '/v1/events?type=agent.tool.failed&limit=3', { apiKey: stack.apiKey });
+    const byType = await call(stack.apiUrl, 'GET', '/v1/events?type=agent.tool.failed&limit=3', {
+      apiKey: stack.apiKey,
+    });
     expect(byType.status).toBe(200);
     expect(byType.body.items.length).toBeGreaterThan(0);
     for (const e of byType.body.items) expect(e.type).toBe('agent.tool.failed');

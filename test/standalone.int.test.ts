@@ -35,7 +35,12 @@ describe('standalone: the whole service in one process', () => {
     expect(summary.events_stored).toBe(summary.events_sent);
     expect(summary.client.dropped + summary.client.failed + summary.client.rejected).toBe(0);
     expect(summary.decisions).toEqual({ allow: 3571 });
-    const tools = await call(s.url, 'GET', `/v1/stats/events?agentVersionId=${summary.agentVersionIds.join(',')}`, { apiKey });
+    const tools = await call(
+      s.url,
+      'GET',
+      `/v1/stats/events?agentVersionId=${summary.agentVersionIds.join(',')}`,
+      { apiKey },
+    );
     expect(tools.body.byType['agent.tool.started']).toBe(3571);
     expect(tools.body.sessions).toBe(762);
     stored = summary.events_stored;

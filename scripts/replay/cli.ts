@@ -44,7 +44,10 @@ async function main(): Promise<void> {
     limit: values.limit ? Number(values.limit) : undefined,
   });
   const { trajectories, events_sent, events_stored, duplicates, missing, decisions, stopped } = summary;
-  process.stdout.write(JSON.stringify({ trajectories, events_sent, events_stored, duplicates, missing, decisions, stopped }) + '\n');
+  process.stdout.write(
+    JSON.stringify({ trajectories, events_sent, events_stored, duplicates, missing, decisions, stopped }) +
+      '\n',
+  );
   process.exit(missing === 0 && duplicates === 0 ? 0 : 1);
 }
 

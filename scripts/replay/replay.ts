@@ -83,7 +83,10 @@ async function replayOne(
     failMode: 'open',
   });
   await client.ready();
-  client.startSession({ inputSummary: t.task, attributes: { trajectoryId: t.trajectory_id, domain: t.domain } });
+  client.startSession({
+    inputSummary: t.task,
+    attributes: { trajectoryId: t.trajectory_id, domain: t.domain },
+  });
   await client
     .withRun({ name: t.trajectory_id, inputSummary: t.task }, async () => {
       for (const step of t.steps) {
@@ -92,10 +95,13 @@ async function replayOne(
           continue;
         }
         try {
-          await client.withTool({ name: step.tool || '<empty-function-name>', arguments: step.arguments ?? {} }, () => {
-            if (step.error) throw new Error(step.error);
-            return step.result;
-          });
+          await client.withTool(
+            { name: step.tool || '<empty-function-name>', arguments: step.arguments ?? {} },
+            () => {
+              if (step.error) throw new Error(step.error);
+              return step.result;
+            },
+          );
         } catch (err) {
           const reason =
             err instanceof GuardrailBlockedError
@@ -175,6 +181,11 @@ export async function replayFiles(o: ReplayOptions): Promise<ReplaySummary> {
     decisions: stats.decisions as Record<Decision, number>,
     stopped,
     agentVersionIds: ids,
-    client: { dropped: totals.dropped, failed: totals.failed, rejected: totals.rejected, retries: totals.retries },
+    client: {
+      dropped: totals.dropped,
+      failed: totals.failed,
+      rejected: totals.rejected,
+      retries: totals.retries,
+    },
   };
 }

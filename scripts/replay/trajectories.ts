@@ -39,7 +39,7 @@ export async function* readTrajectories(file: string): AsyncGenerator<Trajectory
     try {
       yield JSON.parse(line) as Trajectory;
     } catch (err) {
-      throw new Error(`${file}:${n}: not a JSON trajectory: ${(err as Error).message}`);
+      throw new Error(`${file}:${n}: not a JSON trajectory: ${(err as Error).message}`, { cause: err });
     }
   }
 }

@@ -1,3 +1,5 @@
+import path from 'node:path';
+
 /**
  * Reads a variable an integration suite needs. Throws — never skips — when it is missing, so a
  * suite whose service is absent fails in CI (run `infra/services.sh up` and source `.infra/env`,
@@ -13,10 +15,10 @@ export function requireEnv(name: 'DATABASE_URL' | 'KAFKA_BROKERS' | 'REDIS_URL')
 }
 
 /** Path of the shared trajectory files (../shared/data/trajectories from the repository root). */
-export const TRAJECTORIES_DIR = require('node:path').resolve(__dirname, '../../../shared/data/trajectories');
+export const TRAJECTORIES_DIR = path.resolve(__dirname, '../../../shared/data/trajectories');
 
-export const TRAJECTORY_FILES = ['agentdojo.jsonl', 'tau_bench_airline.jsonl', 'swe_agent.jsonl'].map(
-  (f) => require('node:path').join(TRAJECTORIES_DIR, f) as string,
+export const TRAJECTORY_FILES = ['agentdojo.jsonl', 'tau_bench_airline.jsonl', 'swe_agent.jsonl'].map((f) =>
+  path.join(TRAJECTORIES_DIR, f),
 );
 
 /** A short random suffix for names (databases, topics, consumer groups). */

@@ -4,6 +4,7 @@ export async function call(
   method: string,
   path: string,
   options: { apiKey?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test bodies are asserted field by field
 ): Promise<{ status: number; headers: Headers; body: any }> {
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
@@ -23,7 +24,11 @@ export async function call(
 }
 
 /** Polls `check` every `intervalMs` until it returns a truthy value or `timeoutMs` passes (then throws). */
-export async function waitFor<T>(check: () => Promise<T | undefined | false>, timeoutMs = 30_000, intervalMs = 200): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 30_000,
+  intervalMs = 200,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -33,7 +38,8 @@ export async function waitFor<T>(check: () => Promise<T | undefined | false>, ti
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }

@@ -81,11 +81,15 @@ export async function startTestStack(options: { projector?: boolean } = {}): Pro
   const projectors = new Set<ProjectorProcess>();
 
   const startProjector = async (): Promise<ProjectorProcess> => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'services/projector/src/main.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, ...env, PORT: '0' },
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'services/projector/src/main.ts'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ...env, PORT: '0' },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      },
+    );
     const p: ProjectorProcess = {
       child,
       kill: async () => {

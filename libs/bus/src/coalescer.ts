@@ -26,7 +26,10 @@ export class SendCoalescer<T> {
       while (this.pending.length > 0) {
         const group: typeof this.pending = [];
         let count = 0;
-        while (this.pending.length > 0 && (group.length === 0 || count + this.pending[0]!.items.length <= this.maxItemsPerSend)) {
+        while (
+          this.pending.length > 0 &&
+          (group.length === 0 || count + this.pending[0]!.items.length <= this.maxItemsPerSend)
+        ) {
           const next = this.pending.shift()!;
           group.push(next);
           count += next.items.length;

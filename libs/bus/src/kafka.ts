@@ -66,7 +66,9 @@ export class KafkaBus implements EventBus {
   }
 
   /** Creates topics that do not exist yet (idempotent). `replicationFactor` defaults to 1 (single broker). */
-  async ensureTopics(topics: { topic: TopicName; numPartitions: number; replicationFactor?: number }[]): Promise<void> {
+  async ensureTopics(
+    topics: { topic: TopicName; numPartitions: number; replicationFactor?: number }[],
+  ): Promise<void> {
     const admin = this.kafka.admin();
     await admin.connect();
     try {
@@ -166,7 +168,10 @@ export class KafkaBus implements EventBus {
     });
     this.consumers.add(consumer);
     await consumer.connect();
-    await consumer.subscribe({ topics: opts.topics.map((t) => this.prefix + t), fromBeginning: opts.fromBeginning ?? true });
+    await consumer.subscribe({
+      topics: opts.topics.map((t) => this.prefix + t),
+      fromBeginning: opts.fromBeginning ?? true,
+    });
     const log = this.options.logger.child({ component: 'consumer', groupId: opts.groupId });
     await consumer.run({
       autoCommit: false,
@@ -184,10 +189,17 @@ export class KafkaBus implements EventBus {
         for (;;) {
           if (!isRunning() || isStale()) return; // not committed: delivered again
           try {
-            await opts.handler({ topic: batch.topic.slice(this.prefix.length) as TopicName, partition: batch.partition, records });
+            await opts.handler({
+              topic: batch.topic.slice(this.prefix.length) as TopicName,
+              partition: batch.partition,
+              records,
+            });
             break;
           } catch (err) {
-            log.warn({ err, topic: batch.topic, partition: batch.partition, delayMs: delay }, 'batch handler failed; retrying');
+            log.warn(
+              { err, topic: batch.topic, partition: batch.partition, delayMs: delay },
+              'batch handler failed; retrying',
+            );
             await sleep(delay);
             delay = Math.min(delay * 2, 5_000);
             await heartbeat().catch(() => undefined);

@@ -1,7 +1,13 @@
 import type { TopicMessage, TopicName } from '@agent-warden/contracts';
 import type { Logger } from '@agent-warden/observability';
 import { SendCoalescer } from './coalescer';
-import { BusUnavailableError, type BatchHandler, type EventBus, type SubscribeOptions, type Subscription } from './types';
+import {
+  BusUnavailableError,
+  type BatchHandler,
+  type EventBus,
+  type SubscribeOptions,
+  type Subscription,
+} from './types';
 
 /**
  * In-process implementation of {@link EventBus} for standalone mode. There is no log on disk:

@@ -33,16 +33,32 @@ describe('InMemoryBus', () => {
     const bus = new InMemoryBus(silentLogger());
     const seen: BusBatch[] = [];
     await bus.subscribe({ groupId: 'g', topics: ['agent-events'], handler: async (b) => void seen.push(b) });
-    await bus.publish('agent-events', [{ key: 's1', value: { specversion: '1.0', id: 'a', source: '/x', type: 't', data: {}, projectid: 'p' } }]);
+    await bus.publish('agent-events', [
+      {
+        key: 's1',
+        value: { specversion: '1.0', id: 'a', source: '/x', type: 't', data: {}, projectid: 'p' },
+      },
+    ]);
     expect(seen).toHaveLength(1);
     expect(seen[0]!.records[0]).toMatchObject({ key: 's1', offset: '0', partition: 0 });
     expect(JSON.parse(seen[0]!.records[0]!.value!)).toMatchObject({ id: 'a' });
   });
   test('a failing handler makes publish fail with BusUnavailableError (the gateway answers 503)', async () => {
     const bus = new InMemoryBus(silentLogger());
-    await bus.subscribe({ groupId: 'g', topics: ['agent-events'], handler: async () => { throw new Error('db down'); } });
+    await bus.subscribe({
+      groupId: 'g',
+      topics: ['agent-events'],
+      handler: async () => {
+        throw new Error('db down');
+      },
+    });
     await expect(
-      bus.publish('agent-events', [{ key: 'k', value: { specversion: '1.0', id: 'a', source: '/x', type: 't', data: {}, projectid: 'p' } }]),
+      bus.publish('agent-events', [
+        {
+          key: 'k',
+          value: { specversion: '1.0', id: 'a', source: '/x', type: 't', data: {}, projectid: 'p' },
+        },
+      ]),
     ).rejects.toBeInstanceOf(BusUnavailableError);
     expect(bus.isHealthy()).toBe(false);
   });

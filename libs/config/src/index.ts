@@ -28,9 +28,12 @@ export const BoolEnv = z.preprocess((v) => {
 export const IntEnv = z.coerce.number().int();
 
 /** Comma-separated list, trimmed, empties dropped. */
-export const ListEnv = z
-  .string()
-  .transform((s) => s.split(',').map((x) => x.trim()).filter((x) => x.length > 0));
+export const ListEnv = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x.length > 0),
+);
 
 /**
  * Parses the environment once, at start, with a service's zod schema (STYLE.md "Start-up").
@@ -41,7 +44,10 @@ export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv 
   for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') cleaned[k] = v;
   const result = schema.safeParse(cleaned);
   if (result.success) return result.data;
-  const issues = result.error.issues.map((i) => ({ variable: i.path.map(String).join('.'), message: i.message }));
+  const issues = result.error.issues.map((i) => ({
+    variable: i.path.map(String).join('.'),
+    message: i.message,
+  }));
   throw new ConfigError(
     `invalid configuration: ${issues.map((i) => `${i.variable}: ${i.message}`).join('; ')}`,
     issues,

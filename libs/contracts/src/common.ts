@@ -42,7 +42,8 @@ export type JsonObject = z.infer<typeof JsonObject>;
 /** The most severe of the given decisions, or `fallback` when there are none. */
 export function mostSevere(decisions: Iterable<Decision>, fallback: Decision): Decision {
   let best: Decision | undefined;
-  for (const d of decisions) if (best === undefined || DECISION_SEVERITY[d] > DECISION_SEVERITY[best]) best = d;
+  for (const d of decisions)
+    if (best === undefined || DECISION_SEVERITY[d] > DECISION_SEVERITY[best]) best = d;
   return best ?? fallback;
 }
 

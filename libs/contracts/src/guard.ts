@@ -15,7 +15,9 @@ export const GuardRequest = z
     runId: ClientId.optional(),
     toolCallId: ClientId.optional(),
     mode: Mode.default('monitor'),
-    action: z.object({ type: z.string().max(200).optional(), name: z.string().max(200).optional() }).optional(),
+    action: z
+      .object({ type: z.string().max(200).optional(), name: z.string().max(200).optional() })
+      .optional(),
     tool: z.object({ name: z.string().min(1).max(200) }).optional(),
     resource: Resource.optional(),
     riskLevel: RiskLevel.optional(),

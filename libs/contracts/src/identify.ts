@@ -6,7 +6,10 @@ export const AgentKey = z
   .string()
   .min(1)
   .max(128)
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]*$/, 'letters, digits and . _ : / - only, starting with a letter or digit');
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._:/-]*$/,
+    'letters, digits and . _ : / - only, starting with a letter or digit',
+  );
 
 /** `POST /v1/agents/identify` body. Idempotent: the same identity and version give the same ids. */
 export const IdentifyRequest = z

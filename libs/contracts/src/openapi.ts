@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { createDocument } from 'zod-openapi';
 import { ApprovalWaitQuery, Approval, GuardDecision, GuardRequest } from './guard';
-import { CapabilityDeclaration, CapabilityDeclarationResponse, IdentifyRequest, IdentifyResponse } from './identify';
+import {
+  CapabilityDeclaration,
+  CapabilityDeclarationResponse,
+  IdentifyRequest,
+  IdentifyResponse,
+} from './identify';
 import { EventBatchRequest, EventBatchResponse } from './ingest';
 import { AgentEvent } from './events';
 import { Problem } from './problem';
@@ -82,7 +87,9 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
         },
         get: {
           summary: 'Events by type, newest first',
-          requestParams: { query: PageQuery.extend({ type: z.string().optional(), sessionId: z.string().optional() }) },
+          requestParams: {
+            query: PageQuery.extend({ type: z.string().optional(), sessionId: z.string().optional() }),
+          },
           responses: { '200': json(Page(EventView, 'EventPage'), 'A page of events'), ...common },
         },
       },
@@ -117,7 +124,11 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
         get: {
           summary: 'One session with its runs and events in order',
           requestParams: { path: z.object({ sessionId: z.string() }) },
-          responses: { '200': json(SessionDetailView, 'The session'), ...common, '404': problem('Unknown session') },
+          responses: {
+            '200': json(SessionDetailView, 'The session'),
+            ...common,
+            '404': problem('Unknown session'),
+          },
         },
       },
       '/v1/stats/events': {
@@ -126,7 +137,9 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
           responses: { '200': json(EventStatsView, 'Counts'), ...common },
         },
       },
-      '/health': { get: { summary: 'Liveness', security: [], responses: { '200': { description: 'Alive' } } } },
+      '/health': {
+        get: { summary: 'Liveness', security: [], responses: { '200': { description: 'Alive' } } },
+      },
       '/ready': {
         get: {
           summary: 'Readiness',

@@ -38,7 +38,12 @@ export const MatchNode: z.ZodType<MatchNode> = z.lazy(() =>
 
 /** Approval settings of a `require_approval` policy. Timeout outcome defaults to `deny` (fail closed). */
 export const PolicyApproval = z.object({
-  timeoutSeconds: z.number().int().min(1).max(7 * 24 * 3600).default(300),
+  timeoutSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(7 * 24 * 3600)
+    .default(300),
   onTimeout: z.enum(['deny', 'approve']).default('deny'),
 });
 

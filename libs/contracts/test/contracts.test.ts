@@ -24,17 +24,16 @@ describe('decision semantics (DESIGN.md "Guard decision")', () => {
   test('most severe: block > require_approval > warn > allow, default when nothing matched', () => {
     const order: Decision[] = ['allow', 'warn', 'require_approval', 'block'];
     for (let i = 0; i < order.length; i++)
-      for (let j = 0; j < order.length; j++) expect(mostSevere([order[i]!, order[j]!], 'allow')).toBe(order[Math.max(i, j)]);
+      for (let j = 0; j < order.length; j++)
+        expect(mostSevere([order[i]!, order[j]!], 'allow')).toBe(order[Math.max(i, j)]);
     expect(mostSevere([], 'warn')).toBe('warn');
   });
   test('monitor maps everything but allow to warn; enforce keeps the policy decision', () => {
-    expect(['allow', 'warn', 'require_approval', 'block'].map((d) => effectiveDecision(d as Decision, 'monitor'))).toEqual([
-      'allow',
-      'warn',
-      'warn',
-      'warn',
-    ]);
-    for (const d of ['allow', 'warn', 'require_approval', 'block'] as Decision[]) expect(effectiveDecision(d, 'enforce')).toBe(d);
+    expect(
+      ['allow', 'warn', 'require_approval', 'block'].map((d) => effectiveDecision(d as Decision, 'monitor')),
+    ).toEqual(['allow', 'warn', 'warn', 'warn']);
+    for (const d of ['allow', 'warn', 'require_approval', 'block'] as Decision[])
+      expect(effectiveDecision(d, 'enforce')).toBe(d);
   });
 });
 
@@ -50,10 +49,17 @@ describe('event envelope', () => {
     const r = AgentEvent.safeParse({ ...base(), type: 'agent.run.started', data: {} });
     expect(r.success).toBe(false);
     expect(r.error!.issues[0]!.path).toEqual(['runId']);
-    expect(AgentEvent.safeParse({ ...base(), runId: newId(), type: 'agent.run.started', data: {} }).success).toBe(true);
+    expect(
+      AgentEvent.safeParse({ ...base(), runId: newId(), type: 'agent.run.started', data: {} }).success,
+    ).toBe(true);
   });
   test('a UUIDv4 event id is refused with a clear message', () => {
-    const r = AgentEvent.safeParse({ ...base(), id: '9b2f4c3e-8a1d-4f6b-9c2e-1a2b3c4d5e6f', type: 'agent.custom', data: { name: 'x' } });
+    const r = AgentEvent.safeParse({
+      ...base(),
+      id: '9b2f4c3e-8a1d-4f6b-9c2e-1a2b3c4d5e6f',
+      type: 'agent.custom',
+      data: { name: 'x' },
+    });
     expect(r.success).toBe(false);
     expect(r.error!.issues[0]).toMatchObject({ path: ['id'], message: expect.stringContaining('UUIDv7') });
   });

@@ -16,7 +16,10 @@ function canonicalJson(v: unknown): string {
 
 /** Version string used when none is given: `meta-<first 12 hex of sha256(canonical metadata)>` (DESIGN.md). */
 export function versionFromMetadata(metadata: Record<string, unknown> | undefined): string {
-  return `meta-${createHash('sha256').update(canonicalJson(metadata ?? {})).digest('hex').slice(0, 12)}`;
+  return `meta-${createHash('sha256')
+    .update(canonicalJson(metadata ?? {}))
+    .digest('hex')
+    .slice(0, 12)}`;
 }
 
 function isUniqueViolation(err: unknown): boolean {

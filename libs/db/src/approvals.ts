@@ -40,7 +40,11 @@ export async function createApproval(
 }
 
 /** One approval of a project, or null. */
-export async function findApproval(db: PrismaClient, projectId: string, id: string): Promise<ApprovalRow | null> {
+export async function findApproval(
+  db: PrismaClient,
+  projectId: string,
+  id: string,
+): Promise<ApprovalRow | null> {
   return db.approval.findFirst({ where: { id, projectId } });
 }
 
@@ -49,7 +53,11 @@ export async function findApproval(db: PrismaClient, projectId: string, id: stri
  * says `deny` (the default, fail closed), `approved` by `system:timeout` when it says `approve`.
  * Only a pending row changes (an approval is decided once). Returns the current row.
  */
-export async function applyTimeoutIfDue(db: PrismaClient, a: ApprovalRow, now = new Date()): Promise<ApprovalRow> {
+export async function applyTimeoutIfDue(
+  db: PrismaClient,
+  a: ApprovalRow,
+  now = new Date(),
+): Promise<ApprovalRow> {
   if (a.status !== 'pending' || a.expiresAt > now) return a;
   const status = a.onTimeout === 'approve' ? 'approved' : 'expired';
   await db.approval.updateMany({
@@ -75,7 +83,12 @@ export async function decideApproval(
   if (fresh.status !== 'pending') return { ok: false, approval: fresh };
   const res = await db.approval.updateMany({
     where: { id, projectId, status: 'pending' },
-    data: { status: decision.status, decidedBy: decision.decidedBy, comment: decision.comment ?? null, decidedAt: new Date() },
+    data: {
+      status: decision.status,
+      decidedBy: decision.decidedBy,
+      comment: decision.comment ?? null,
+      decidedAt: new Date(),
+    },
   });
   const after = await db.approval.findUniqueOrThrow({ where: { id } });
   return res.count === 1 ? { ok: true, approval: after } : { ok: false, approval: after };

@@ -19,7 +19,16 @@ export async function loadActivePolicies(
   const [policies, projects] = await Promise.all([
     db.policy.findMany({
       where: { enabled: true, deletedAt: null },
-      select: { id: true, projectId: true, name: true, version: true, enabled: true, decision: true, match: true, approval: true },
+      select: {
+        id: true,
+        projectId: true,
+        name: true,
+        version: true,
+        enabled: true,
+        decision: true,
+        match: true,
+        approval: true,
+      },
       orderBy: { name: 'asc' },
     }),
     db.project.findMany({ select: { id: true, defaultDecision: true } }),

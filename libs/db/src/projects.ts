@@ -23,8 +23,15 @@ export async function firstProject(db: PrismaClient): Promise<{ id: string; name
 }
 
 /** Stores an API key (hash only). Idempotent on the hash: an existing key is returned unchanged. */
-export async function createApiKey(db: PrismaClient, projectId: string, key: NewKey): Promise<{ id: string }> {
-  const existing = await db.apiKey.findUnique({ where: { hash: key.hash }, select: { id: true, projectId: true } });
+export async function createApiKey(
+  db: PrismaClient,
+  projectId: string,
+  key: NewKey,
+): Promise<{ id: string }> {
+  const existing = await db.apiKey.findUnique({
+    where: { hash: key.hash },
+    select: { id: true, projectId: true },
+  });
   if (existing) {
     if (existing.projectId !== projectId) throw new Error('API key already belongs to another project');
     return { id: existing.id };

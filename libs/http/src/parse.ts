@@ -10,5 +10,8 @@ export function parseOr400<S extends z.ZodType>(schema: S, value: unknown, what 
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const errors = issuesToErrors(r.error.issues);
-  throw validationError(`invalid ${what}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
+  throw validationError(
+    `invalid ${what}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+    errors,
+  );
 }

@@ -50,10 +50,16 @@ function fromBodyParser(err: unknown): AppError | undefined {
 export function problemHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const appErr =
-      err instanceof AppError ? err : (fromBodyParser(err) ?? new AppError('internal', 'internal error', { cause: err }));
+      err instanceof AppError
+        ? err
+        : (fromBodyParser(err) ?? new AppError('internal', 'internal error', { cause: err }));
     if (appErr.status >= 500) logger.error({ err, path: req.path, code: appErr.code }, 'request failed');
-    if (appErr.options.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(appErr.options.retryAfterSeconds));
-    res.status(appErr.status).type('application/problem+json').send(JSON.stringify(toProblem(appErr, req.originalUrl)));
+    if (appErr.options.retryAfterSeconds !== undefined)
+      res.setHeader('Retry-After', String(appErr.options.retryAfterSeconds));
+    res
+      .status(appErr.status)
+      .type('application/problem+json')
+      .send(JSON.stringify(toProblem(appErr, req.originalUrl)));
   };
 }
 

@@ -38,6 +38,11 @@ export async function bootstrapProject(
   }
   if ((await countApiKeys(db, project.id)) > 0) return { projectId: project.id, createdProject };
   const { secret, prefix } = generateApiKey();
-  await createApiKey(db, project.id, { name: 'generated at first start', prefix, hash: hashApiKey(secret), scopes });
+  await createApiKey(db, project.id, {
+    name: 'generated at first start',
+    prefix,
+    hash: hashApiKey(secret),
+    scopes,
+  });
   return { projectId: project.id, createdProject, generatedApiKey: secret };
 }

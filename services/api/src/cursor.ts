@@ -9,6 +9,7 @@ export function encodeCursor(time: Date, id: string): string {
 export function decodeCursor(cursor: string): { time: Date; id: string } {
   const [iso, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   const time = new Date(iso ?? '');
-  if (!id || Number.isNaN(time.getTime())) throw validationError('malformed cursor', [{ path: 'cursor', message: 'not a cursor from this API' }]);
+  if (!id || Number.isNaN(time.getTime()))
+    throw validationError('malformed cursor', [{ path: 'cursor', message: 'not a cursor from this API' }]);
   return { time, id };
 }

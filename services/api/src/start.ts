@@ -12,7 +12,11 @@ export async function start(
 ): Promise<{ url: string; port: number; stop(): Promise<void> }> {
   const db = createPrisma(config.DATABASE_URL);
   const boot = await bootstrapProject(db, { initApiKey: config.WARDEN_INIT_API_KEY, logger });
-  if (boot.generatedApiKey) logger.warn({ projectId: boot.projectId, apiKey: boot.generatedApiKey }, 'generated the first API key; it is shown only once');
+  if (boot.generatedApiKey)
+    logger.warn(
+      { projectId: boot.projectId, apiKey: boot.generatedApiKey },
+      'generated the first API key; it is shown only once',
+    );
   let ready = true;
   const app = createApiApp({ db, logger }, () => ready, [openApiRouter()]);
   const server = await listen(app, config.PORT);

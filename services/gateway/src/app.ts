@@ -1,7 +1,14 @@
 import express, { Router, type Express } from 'express';
 import type { EventBus } from '@agent-warden/bus';
 import { findApiKeyByHash, type PrismaClient } from '@agent-warden/db';
-import { apiKeyAuth, healthRouter, notFoundHandler, openApiRouter, problemHandler, type KeyResolver } from '@agent-warden/http';
+import {
+  apiKeyAuth,
+  healthRouter,
+  notFoundHandler,
+  openApiRouter,
+  problemHandler,
+  type KeyResolver,
+} from '@agent-warden/http';
 import type { Logger } from '@agent-warden/observability';
 import { AgentDirectory } from './agent-directory';
 import type { IngestLimits } from './config';

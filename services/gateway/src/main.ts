@@ -20,6 +20,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  console.error(JSON.stringify({ level: 'fatal', msg: 'gateway failed to start', err: String(err?.stack ?? err) }));
+  console.error(
+    JSON.stringify({ level: 'fatal', msg: 'gateway failed to start', err: String(err?.stack ?? err) }),
+  );
   process.exit(1);
 });

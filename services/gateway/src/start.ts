@@ -19,16 +19,27 @@ export interface RunningGateway {
  * Starts a gateway (stack mode): PostgreSQL via Prisma, Kafka via kafkajs, policies in memory.
  * Creates the topics when missing. Every dependency is built here, explicitly (STYLE.md).
  */
-export async function start(config: GatewayConfig, logger: Logger = createLogger({ name: 'gateway', level: config.LOG_LEVEL })): Promise<RunningGateway> {
+export async function start(
+  config: GatewayConfig,
+  logger: Logger = createLogger({ name: 'gateway', level: config.LOG_LEVEL }),
+): Promise<RunningGateway> {
   const db = createPrisma(config.DATABASE_URL);
-  const bus = new KafkaBus({ brokers: config.KAFKA_BROKERS,
-    topicPrefix: config.KAFKA_TOPIC_PREFIX, clientId: 'warden-gateway', logger });
+  const bus = new KafkaBus({
+    brokers: config.KAFKA_BROKERS,
+    topicPrefix: config.KAFKA_TOPIC_PREFIX,
+    clientId: 'warden-gateway',
+    logger,
+  });
   await bus.ensureTopics([
     { topic: TOPICS.agentEvents, numPartitions: config.WARDEN_EVENT_PARTITIONS },
     { topic: TOPICS.agentEventsDeadLetter, numPartitions: 1 },
     { topic: TOPICS.guardrailEvaluations, numPartitions: config.WARDEN_EVENT_PARTITIONS },
   ]);
-  const policies = new PolicyStore(db, logger.child({ component: 'policies' }), config.WARDEN_POLICY_REFRESH_MS);
+  const policies = new PolicyStore(
+    db,
+    logger.child({ component: 'policies' }),
+    config.WARDEN_POLICY_REFRESH_MS,
+  );
   await policies.start();
   let ready = true;
   const app = createGatewayApp(

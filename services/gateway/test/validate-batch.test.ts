@@ -23,8 +23,18 @@ describe('validateBatch', () => {
     const r = validateBatch([good, wrong, unknown, notObject, big], 1000);
     expect(r.valid.map((v) => v.index)).toEqual([0]);
     expect(r.rejected).toEqual([
-      expect.objectContaining({ index: 1, id: wrong.id, code: 'invalid_event', errors: [expect.objectContaining({ path: 'events.1.sequence' })] }),
-      expect.objectContaining({ index: 2, id: unknown.id, code: 'unknown_event_type', errors: [expect.objectContaining({ path: 'events.2.type' })] }),
+      expect.objectContaining({
+        index: 1,
+        id: wrong.id,
+        code: 'invalid_event',
+        errors: [expect.objectContaining({ path: 'events.1.sequence' })],
+      }),
+      expect.objectContaining({
+        index: 2,
+        id: unknown.id,
+        code: 'unknown_event_type',
+        errors: [expect.objectContaining({ path: 'events.2.type' })],
+      }),
       expect.objectContaining({ index: 3, id: null, code: 'unknown_event_type' }),
       expect.objectContaining({ index: 4, id: big.id, code: 'event_too_large' }),
     ]);

@@ -16,7 +16,7 @@ export type Decoded =
 
 /** Replaces U+0000, which PostgreSQL text and jsonb cannot hold, with U+FFFD (docs/decisions.md). */
 export function stripNul<T>(v: T): T {
-  if (typeof v === 'string') return (v.includes('\u0000') ? v.replace(/\u0000/g, '\uFFFD') : v) as T;
+  if (typeof v === 'string') return (v.includes('\u0000') ? v.replaceAll('\u0000', '\uFFFD') : v) as T;
   if (Array.isArray(v)) return v.map(stripNul) as T;
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
@@ -28,12 +28,18 @@ export function stripNul<T>(v: T): T {
 
 /** Parses a record's JSON value as a CloudEvent and then as an agent event or evaluation record. */
 export function decodeRecord(record: BusRecord): Decoded {
-  if (record.value === null) return { kind: 'dead', record, code: 'unparseable', reason: 'record has no value' };
+  if (record.value === null)
+    return { kind: 'dead', record, code: 'unparseable', reason: 'record has no value' };
   let json: unknown;
   try {
     json = JSON.parse(record.value);
   } catch (err) {
-    return { kind: 'dead', record, code: 'unparseable', reason: `value is not JSON: ${(err as Error).message}` };
+    return {
+      kind: 'dead',
+      record,
+      code: 'unparseable',
+      reason: `value is not JSON: ${(err as Error).message}`,
+    };
   }
   const ce = CloudEventRecord.safeParse(json);
   if (!ce.success)
@@ -53,12 +59,20 @@ export function decodeRecord(record: BusRecord): Decoded {
     const { projectId, event } = fromCloudEvent(stripNul(ce.data));
     return { kind: 'event', record, projectId, event };
   } catch (err) {
-    return { kind: 'dead', record, code: 'invalid_event', reason: `not a valid agent event: ${(err as Error).message}` };
+    return {
+      kind: 'dead',
+      record,
+      code: 'invalid_event',
+      reason: `not a valid agent event: ${(err as Error).message}`,
+    };
   }
 }
 
 /** The dead-letter record for `d` (original value kept as text). */
-export function deadLetter(topic: string, d: { record: BusRecord; code: DeadLetterRecord['code']; reason: string }): DeadLetterRecord {
+export function deadLetter(
+  topic: string,
+  d: { record: BusRecord; code: DeadLetterRecord['code']; reason: string },
+): DeadLetterRecord {
   return {
     reason: d.reason,
     code: d.code,

@@ -39,25 +39,36 @@ export function createProjectionHandler(deps: {
     evaluations: Extract<Decoded, { kind: 'evaluation' }>[],
     dead: Dead[],
   ): Promise<WriteResult> {
-    const toEvents = (xs: typeof events): ProjectedEvent[] => xs.map((x) => ({ projectId: x.projectId, event: x.event }));
+    const toEvents = (xs: typeof events): ProjectedEvent[] =>
+      xs.map((x) => ({ projectId: x.projectId, event: x.event }));
     const toEvals = (xs: typeof evaluations): EvaluationRecord[] => xs.map((x) => x.evaluation);
     try {
       return await writeBatch(db, toEvents(events), toEvals(evaluations));
     } catch (err) {
       if (!(await dbReachable())) throw err;
-      logger.warn({ err, events: events.length, evaluations: evaluations.length }, 'batch write failed; isolating records');
+      logger.warn(
+        { err, events: events.length, evaluations: evaluations.length },
+        'batch write failed; isolating records',
+      );
     }
     const total: WriteResult = { eventsInserted: 0, evaluationsInserted: 0, sessions: [] };
     for (const one of [...events, ...evaluations]) {
       try {
         const r =
-          one.kind === 'event' ? await writeBatch(db, toEvents([one]), []) : await writeBatch(db, [], toEvals([one]));
+          one.kind === 'event'
+            ? await writeBatch(db, toEvents([one]), [])
+            : await writeBatch(db, [], toEvals([one]));
         total.eventsInserted += r.eventsInserted;
         total.evaluationsInserted += r.evaluationsInserted;
         total.sessions.push(...r.sessions);
       } catch (err) {
         if (!(await dbReachable())) throw err;
-        dead.push({ kind: 'dead', record: one.record, code: 'storage_rejected', reason: (err as Error).message.slice(0, 2000) });
+        dead.push({
+          kind: 'dead',
+          record: one.record,
+          code: 'storage_rejected',
+          reason: (err as Error).message.slice(0, 2000),
+        });
       }
     }
     total.sessions = [...new Set(total.sessions)];
@@ -68,7 +79,9 @@ export function createProjectionHandler(deps: {
     const decoded = batch.records.map(decodeRecord);
     const dead = decoded.filter((d): d is Dead => d.kind === 'dead');
     const events = decoded.filter((d): d is Extract<Decoded, { kind: 'event' }> => d.kind === 'event');
-    const evaluations = decoded.filter((d): d is Extract<Decoded, { kind: 'evaluation' }> => d.kind === 'evaluation');
+    const evaluations = decoded.filter(
+      (d): d is Extract<Decoded, { kind: 'evaluation' }> => d.kind === 'evaluation',
+    );
 
     const result = await writeIsolating(events, evaluations, dead);
 
@@ -78,7 +91,16 @@ export function createProjectionHandler(deps: {
         dead.map((d) => ({ key: d.record.key ?? 'unknown', value: deadLetter(batch.topic, d) })),
       );
       for (const d of dead)
-        logger.warn({ topic: batch.topic, partition: d.record.partition, offset: d.record.offset, code: d.code, reason: d.reason }, 'record dead-lettered');
+        logger.warn(
+          {
+            topic: batch.topic,
+            partition: d.record.partition,
+            offset: d.record.offset,
+            code: d.code,
+            reason: d.reason,
+          },
+          'record dead-lettered',
+        );
     }
 
     const lastSeen = new Map<string, Date>();
@@ -90,9 +112,16 @@ export function createProjectionHandler(deps: {
     await touchAgents(db, lastSeen).catch((err) => logger.warn({ err }, 'agent last-seen update failed'));
 
     logger.debug(
-      { topic: batch.topic, partition: batch.partition, records: batch.records.length, ...result, dead: dead.length },
+      {
+        topic: batch.topic,
+        partition: batch.partition,
+        records: batch.records.length,
+        ...result,
+        dead: dead.length,
+      },
       'batch projected',
     );
-    if (deps.afterWrite && (result.eventsInserted > 0 || result.evaluationsInserted > 0)) await deps.afterWrite(result);
+    if (deps.afterWrite && (result.eventsInserted > 0 || result.evaluationsInserted > 0))
+      await deps.afterWrite(result);
   };
 }

@@ -70,7 +70,8 @@ function aggregateSessions(events: ProjectedEvent[]): SessionAgg[] {
     if (t > s.lastEventAt) s.lastEventAt = t;
     if (e.sequence > s.maxSequence) s.maxSequence = e.sequence;
     if (e.type === 'agent.session.started' && e.data.inputSummary) s.inputSummary = e.data.inputSummary;
-    if (e.type === 'agent.run.started' && e.data.inputSummary && !s.inputSummary) s.inputSummary = e.data.inputSummary;
+    if (e.type === 'agent.run.started' && e.data.inputSummary && !s.inputSummary)
+      s.inputSummary = e.data.inputSummary;
     if (e.type === 'agent.session.ended') {
       s.endedAt = t;
       s.status = e.data.status;
@@ -250,7 +251,9 @@ function uniqueBy<T>(items: T[], key: (t: T) => string): T[] {
 /** Marks agents as seen (best effort, outside the batch transaction to avoid cross-partition lock waits). */
 export async function touchAgents(db: PrismaClient, lastSeen: Map<string, Date>): Promise<void> {
   if (lastSeen.size === 0) return;
-  const values = [...lastSeen].sort(([a], [b]) => a.localeCompare(b)).map(([id, t]) => Prisma.sql`(${id}::uuid, ${t}::timestamptz)`);
+  const values = [...lastSeen]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([id, t]) => Prisma.sql`(${id}::uuid, ${t}::timestamptz)`);
   await db.$executeRaw`
     UPDATE agents a SET last_seen_at = GREATEST(coalesce(a.last_seen_at, v.t), v.t)
     FROM (VALUES ${Prisma.join(values)}) AS v(id, t) WHERE a.id = v.id`;

@@ -20,7 +20,10 @@ import { IntEnv } from '@agent-warden/config';
 export const StandaloneConfig = z.object({
   PORT: IntEnv.min(0).max(65535).default(7400),
   HOST: z.string().default('127.0.0.1'),
-  WARDEN_DATA_DIR: z.string().default('.warden').transform((p) => path.resolve(p)),
+  WARDEN_DATA_DIR: z
+    .string()
+    .default('.warden')
+    .transform((p) => path.resolve(p)),
   DATABASE_URL: z.string().min(1).optional(),
   WARDEN_INIT_API_KEY: z.string().min(20).optional(),
   WARDEN_MAX_BODY_BYTES: IntEnv.min(1024).default(INGEST_LIMITS.maxBodyBytes),

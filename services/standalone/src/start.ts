@@ -35,7 +35,10 @@ export async function start(
 ): Promise<RunningStandalone> {
   const embedded = config.DATABASE_URL
     ? undefined
-    : await startEmbeddedPostgres({ dataDir: path.join(config.WARDEN_DATA_DIR, 'pgdata'), logger: logger.child({ component: 'pglite' }) });
+    : await startEmbeddedPostgres({
+        dataDir: path.join(config.WARDEN_DATA_DIR, 'pgdata'),
+        logger: logger.child({ component: 'pglite' }),
+      });
   const databaseUrl = config.DATABASE_URL ?? embedded!.url;
   try {
     const { applied } = await migrate({ databaseUrl, logger: logger.child({ component: 'migrate' }) });
@@ -50,7 +53,12 @@ export async function start(
   const bus = new InMemoryBus(logger.child({ component: 'bus' }));
   // The in-process job queue (BullMQ's substitute); the intelligence worker registers its processors on it.
   const queue: JobQueue = new InMemoryJobQueue({ logger: logger.child({ component: 'queue' }) });
-  const projection = await startProjection({ db, bus, logger: logger.child({ component: 'projector' }), groupId: 'projector' });
+  const projection = await startProjection({
+    db,
+    bus,
+    logger: logger.child({ component: 'projector' }),
+    groupId: 'projector',
+  });
   const policies = new PolicyStore(db, logger.child({ component: 'policies' }));
   await policies.start();
 
@@ -78,7 +86,10 @@ export async function start(
   app.use(notFoundHandler);
   app.use(problemHandler(logger));
   const server = await listen(app, config.PORT, config.HOST);
-  logger.info({ url: server.url, dataDir: embedded ? config.WARDEN_DATA_DIR : undefined }, 'agent warden listening');
+  logger.info(
+    { url: server.url, dataDir: embedded ? config.WARDEN_DATA_DIR : undefined },
+    'agent warden listening',
+  );
 
   return {
     url: server.url,

@@ -82,8 +82,14 @@ export function readRouter(deps: { auth: RequestHandler; db: PrismaClient }): Ro
     const s = await db.session.findFirst({ where: { id, projectId } });
     if (!s) throw notFound('session');
     const [runs, events] = await Promise.all([
-      db.run.findMany({ where: { sessionId: id, projectId }, orderBy: [{ startedAt: 'asc' }, { id: 'asc' }] }),
-      db.event.findMany({ where: { sessionId: id, projectId }, orderBy: [{ sequence: 'asc' }, { time: 'asc' }, { id: 'asc' }] }),
+      db.run.findMany({
+        where: { sessionId: id, projectId },
+        orderBy: [{ startedAt: 'asc' }, { id: 'asc' }],
+      }),
+      db.event.findMany({
+        where: { sessionId: id, projectId },
+        orderBy: [{ sequence: 'asc' }, { time: 'asc' }, { id: 'asc' }],
+      }),
     ]);
     res.json({ ...sessionView(s), runs: runs.map(runView), events: events.map(eventView) });
   });

@@ -46,7 +46,10 @@ export class PolicyStore {
     }
     const engines = new Map<string, Engine>();
     for (const [projectId, def] of defaults) {
-      engines.set(projectId, createEngine(byProject.get(projectId) ?? [], { defaultDecision: def as Decision }));
+      engines.set(
+        projectId,
+        createEngine(byProject.get(projectId) ?? [], { defaultDecision: def as Decision }),
+      );
     }
     this.engines = engines;
     this.fingerprint = fp;

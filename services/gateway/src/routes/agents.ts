@@ -5,7 +5,11 @@ import { notFound, parseOr400, principalOf } from '@agent-warden/http';
 import type { AgentDirectory } from '../agent-directory';
 
 /** `POST /v1/agents/identify` and `PUT /v1/agents/{agentId}/versions/{agentVersionId}/capabilities`. */
-export function agentsRouter(deps: { auth: RequestHandler; db: PrismaClient; agents: AgentDirectory }): Router {
+export function agentsRouter(deps: {
+  auth: RequestHandler;
+  db: PrismaClient;
+  agents: AgentDirectory;
+}): Router {
   const r = Router();
   r.post('/v1/agents/identify', deps.auth, async (req, res) => {
     const { projectId } = principalOf(req);

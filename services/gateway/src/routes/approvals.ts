@@ -29,7 +29,13 @@ export function approvalsRouter(deps: { auth: RequestHandler; db: PrismaClient; 
         res.status(200).json(approvalView(a));
         return;
       }
-      await sleep(Math.min(pollMs, Math.max(0, deadline - Date.now()), Math.max(0, a.expiresAt.getTime() - Date.now()) + 5));
+      await sleep(
+        Math.min(
+          pollMs,
+          Math.max(0, deadline - Date.now()),
+          Math.max(0, a.expiresAt.getTime() - Date.now()) + 5,
+        ),
+      );
     }
   });
   return r;

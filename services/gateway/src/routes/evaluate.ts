@@ -33,7 +33,8 @@ export function evaluateRouter(deps: {
       const { projectId } = principalOf(req);
       const body = parseOr400(GuardRequest, req.body);
       const agent = await deps.agents.lookup(body.agentId);
-      if (!agent || agent.projectId !== projectId) throw forbidden('agentId is unknown or belongs to another project');
+      if (!agent || agent.projectId !== projectId)
+        throw forbidden('agentId is unknown or belongs to another project');
 
       const engine = deps.policies.engineFor(projectId);
       const result = engine.evaluate(
@@ -80,7 +81,11 @@ export function evaluateRouter(deps: {
           expiresAt: new Date(evaluatedAt.getTime() + timeoutSeconds * 1000),
           request: JSON.parse(JSON.stringify(input)) as Prisma.InputJsonValue,
         });
-        decision.approval = { id: approval.id, status: 'pending', expiresAt: approval.expiresAt.toISOString() };
+        decision.approval = {
+          id: approval.id,
+          status: 'pending',
+          expiresAt: approval.expiresAt.toISOString(),
+        };
       }
 
       const record: EvaluationRecord = {

@@ -30,7 +30,9 @@ export function eventsRouter(deps: {
         ]);
       const items = (body as { events: unknown[] }).events;
       if (items.length === 0)
-        throw validationError('"events" is empty', [{ path: 'events', message: 'must hold at least one event' }]);
+        throw validationError('"events" is empty', [
+          { path: 'events', message: 'must hold at least one event' },
+        ]);
       if (items.length > deps.limits.maxEventsPerBatch)
         throw new AppError(
           'batch_too_large',
@@ -55,7 +57,9 @@ export function eventsRouter(deps: {
             id: v.event.id,
             code: 'forbidden_agent',
             message: 'agentId is unknown or belongs to another project',
-            errors: [{ path: `events.${v.index}.agentId`, message: 'not an agent of this API key’s project' }],
+            errors: [
+              { path: `events.${v.index}.agentId`, message: 'not an agent of this API key’s project' },
+            ],
           });
       }
       rejected.sort((a, b) => a.index - b.index);
