@@ -57,9 +57,9 @@ function commandText(s: Service): string {
 }
 
 const INFRA = ['kafka', 'kafka-init', 'postgres', 'redis'];
-const APP = ['migrate', 'gateway', 'projector', 'api', 'intelligence'];
-const LONG_RUNNING_APP = ['gateway', 'projector', 'api', 'intelligence'];
-const SCALABLE = ['gateway', 'projector', 'intelligence'];
+const APP = ['migrate', 'gateway', 'projector', 'api'];
+const LONG_RUNNING_APP = ['gateway', 'projector', 'api'];
+const SCALABLE = ['gateway', 'projector'];
 
 describe('docker-compose.yml', () => {
   test('has every expected service', () => {
@@ -138,9 +138,25 @@ describe('docker-compose.yml', () => {
     }
     expect(dep('api', 'postgres')).toBe('service_healthy');
     expect(dep('api', 'migrate')).toBe('service_completed_successfully');
-    expect(dep('intelligence', 'redis')).toBe('service_healthy');
-    expect(dep('intelligence', 'postgres')).toBe('service_healthy');
-    expect(dep('intelligence', 'migrate')).toBe('service_completed_successfully');
+  });
+
+  test('every app command runs an entry point or npm script that exists', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    for (const name of APP) {
+      const cmd = commandText(service(name));
+      const entry = cmd.match(/(services\/[\w-]+\/src\/[\w-]+\.ts)/)?.[1];
+      const script = cmd.match(/npm run ([\w:-]+)/)?.[1];
+      if (entry)
+        expect({ name, entry, exists: existsSync(join(ROOT, entry)) }).toEqual({ name, entry, exists: true });
+      else
+        expect({ name, script, defined: script !== undefined && script in pkg.scripts }).toEqual({
+          name,
+          script,
+          defined: true,
+        });
+    }
   });
 
   test('app services build from infra/docker/Dockerfile, which exists', () => {
