@@ -1,5 +1,6 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { newId, toCloudEvent, AgentEvent, type DeadLetterRecord } from '@agent-warden/contracts';
+import type { AgentEvent as AgentEventT } from '@agent-warden/contracts';
 import { requireEnv } from './support/env';
 import { call, waitFor } from './support/http';
 import { startTestStack, type TestStack } from './support/stack';
@@ -37,7 +38,7 @@ describe('projector: dead-letter topic', () => {
         agentVersionId,
         sequence,
         data: { name: 'ok' },
-      });
+      }) as AgentEventT;
     const before = valid(1);
     const after = valid(2);
     const unstorable = toCloudEvent('not-a-project-uuid', valid(3)); // valid event, but the database refuses the project id

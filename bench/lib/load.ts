@@ -19,8 +19,8 @@ export interface ClosedLoopResult {
 
 /**
  * Runs `concurrency` senders in a closed loop (each sends its next batch as soon as the previous
- * one resolved) for `warmupMs` + `durationMs`; counts only what completed inside the measured
- * window. `onMeasureStart` is called when the window opens (e.g. to start CPU accounting).
+ * one resolved) for `warmupMs` + `durationMs`; counts the batches that completed inside the
+ * measured window (throughput = completions per second of the window). `onMeasureStart` is called when the window opens (e.g. to start CPU accounting).
  */
 export async function closedLoop(o: {
   concurrency: number;
@@ -51,7 +51,7 @@ export async function closedLoop(o: {
           firstError ??= err instanceof Error ? err.message : String(err);
         }
         const t1 = performance.now();
-        if (t0 >= windowStart && t1 <= windowEnd) {
+        if (t1 >= windowStart && t1 <= windowEnd) {
           requests += 1;
           latencies.push(t1 - t0);
           if (failed) errors += 1;

@@ -46,10 +46,19 @@ export class PolicyStore {
     }
     const engines = new Map<string, Engine>();
     for (const [projectId, def] of defaults) {
-      engines.set(
-        projectId,
-        createEngine(byProject.get(projectId) ?? [], { defaultDecision: def as Decision }),
-      );
+      const list = byProject.get(projectId) ?? [];
+      const options = { defaultDecision: def as Decision };
+      const prev = this.engines.get(projectId);
+      try {
+        // update() reuses the compiled form of unchanged policies.
+        engines.set(projectId, prev ? prev.update(list, options) : createEngine(list, options));
+      } catch (err) {
+        // Policies are validated when written; if a stored set still fails to compile, keep the
+        // last good engine of that project rather than dropping its guardrails.
+        this.logger.error({ err, projectId }, 'policy set failed to compile; keeping the previous one');
+        if (prev) engines.set(projectId, prev);
+        else throw err;
+      }
     }
     this.engines = engines;
     this.fingerprint = fp;

@@ -1,0 +1,26 @@
+/**
+ * Child-process entry of the benchmark's gateway: parses `GatewayConfig` from the environment,
+ * calls `start()` of `@agent-warden/gateway` and prints one line `{"ready":true,"url":…}` on
+ * stdout. Stops gracefully on SIGTERM. Spawned by {@link ./gateway-process.ts}.
+ */
+import { parseEnv } from '@agent-warden/config';
+import { GatewayConfig, start } from '@agent-warden/gateway';
+import { createLogger } from '@agent-warden/observability';
+
+async function main(): Promise<void> {
+  const config = parseEnv(GatewayConfig);
+  const logger = createLogger({ name: 'bench-gateway', level: config.LOG_LEVEL });
+  const gw = await start(config, logger);
+  process.stdout.write(JSON.stringify({ ready: true, url: gw.url }) + '\n');
+  process.once('SIGTERM', () => {
+    gw.stop().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  });
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench gateway failed to start: ${String(err?.stack ?? err)}\n`);
+  process.exit(1);
+});
