@@ -26,7 +26,14 @@ const config: Config = {
       testMatch: ['**/*.test.ts'],
       testPathIgnorePatterns: [...common.testPathIgnorePatterns, '\\.int\\.test\\.ts$'],
     },
-    { ...common, displayName: 'integration', testMatch: ['**/*.int.test.ts'], slowTestThreshold: 30 },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['**/*.int.test.ts'],
+      slowTestThreshold: 30,
+      // A fresh broker creates __consumer_offsets on the first group join, which takes seconds.
+      testTimeout: 60_000,
+    },
   ],
 };
 

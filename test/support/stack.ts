@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import readline from 'node:readline';
 import { createPrisma, type PrismaClient } from '@agent-warden/db';
 import { bootstrapProject } from '@agent-warden/api';
 import { start as startApi } from '@agent-warden/api';
@@ -86,7 +87,7 @@ export async function startTestStack(options: { projector?: boolean } = {}): Pro
       [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'services/projector/src/main.ts'],
       {
         cwd: ROOT,
-        env: { ...process.env, ...env, PORT: '0' },
+        env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'info' },
         stdio: ['ignore', 'inherit', 'inherit'],
       },
     );

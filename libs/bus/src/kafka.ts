@@ -173,6 +173,10 @@ export class KafkaBus implements EventBus {
       fromBeginning: opts.fromBeginning ?? true,
     });
     const log = this.options.logger.child({ component: 'consumer', groupId: opts.groupId });
+    // Resolve once this member has joined the group (a fresh broker first creates __consumer_offsets).
+    let onJoin: () => void = () => undefined;
+    const joined = new Promise<void>((resolve) => (onJoin = resolve));
+    const removeJoin = consumer.on(consumer.events.GROUP_JOIN, () => onJoin());
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
@@ -213,6 +217,15 @@ export class KafkaBus implements EventBus {
         await heartbeat();
       },
     });
+    const joinTimeoutMs = 60_000;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = await Promise.race([
+      joined.then(() => false),
+      new Promise<boolean>((r) => (timer = setTimeout(() => r(true), joinTimeoutMs))),
+    ]);
+    clearTimeout(timer);
+    removeJoin();
+    if (timedOut) log.warn({ joinTimeoutMs }, 'consumer has not joined its group yet; it keeps trying');
     return {
       stop: async () => {
         this.consumers.delete(consumer);
