@@ -88,9 +88,22 @@ export async function startTestStack(options: { projector?: boolean } = {}): Pro
       {
         cwd: ROOT,
         env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'info' },
-        stdio: ['ignore', 'inherit', 'inherit'],
+        stdio: ['ignore', 'pipe', 'inherit'],
       },
     );
+    // Ready when it logs "projector consuming" (logged after its consumer joined the group).
+    await new Promise<void>((resolve, reject) => {
+      const lines = readline.createInterface({ input: child.stdout! });
+      const timer = setTimeout(() => reject(new Error('projector did not start within 90 s')), 90_000);
+      child.once('exit', (code) => reject(new Error(`projector exited with ${code}`)));
+      lines.on('line', (line) => {
+        if (line.includes('"projector consuming"')) {
+          clearTimeout(timer);
+          resolve();
+        }
+        if (/"level":"(warn|error|fatal)"/.test(line)) process.stderr.write(line + '\n');
+      });
+    });
     const p: ProjectorProcess = {
       child,
       kill: async () => {
