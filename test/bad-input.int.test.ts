@@ -63,6 +63,44 @@ describe('gateway: bad input', () => {
     expect(again.body).toMatchObject({ agentId, agentVersionId, created: false });
   });
 
+  test('capabilities declared for a version are stored and listed with the agent', async () => {
+    const caps = [{ name: 'send_money', kind: 'tool', riskLevel: 'high', actionType: 'payment' }];
+    const put = await call(
+      stack.gatewayUrl,
+      'PUT',
+      `/v1/agents/${agentId}/versions/${agentVersionId}/capabilities`,
+      {
+        apiKey: stack.apiKey,
+        body: { capabilities: caps },
+      },
+    );
+    expect(put.status).toBe(200);
+    const agents = await call(stack.apiUrl, 'GET', '/v1/agents', { apiKey: stack.apiKey });
+    const mine = agents.body.items.find((a: { id: string }) => a.id === agentId);
+    expect(mine.versions[0]).toMatchObject({ id: agentVersionId, version: '1.0.0', capabilities: caps });
+    const wrong = await call(
+      stack.gatewayUrl,
+      'PUT',
+      `/v1/agents/${agentId}/versions/${otherAgentId}/capabilities`,
+      {
+        apiKey: stack.apiKey,
+        body: { capabilities: caps },
+      },
+    );
+    expect(wrong.status).toBe(404);
+    const bad = await call(
+      stack.gatewayUrl,
+      'PUT',
+      `/v1/agents/${agentId}/versions/${agentVersionId}/capabilities`,
+      {
+        apiKey: stack.apiKey,
+        body: { capabilities: [{ name: 'x', riskLevel: 'extreme' }] },
+      },
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toEqual([expect.objectContaining({ path: 'capabilities.0.riskLevel' })]);
+  });
+
   test('malformed JSON → 400 invalid_json', async () => {
     const r = await call(stack.gatewayUrl, 'POST', '/v1/events', {
       apiKey: stack.apiKey,
