@@ -82,15 +82,13 @@ export async function startTestStack(options: { projector?: boolean } = {}): Pro
   const projectors = new Set<ProjectorProcess>();
 
   const startProjector = async (): Promise<ProjectorProcess> => {
-    const child = spawn(
-      process.execPath,
-      [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'services/projector/src/main.ts'],
-      {
-        cwd: ROOT,
-        env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'info' },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
+    // `node --import tsx` (not the tsx CLI, which runs the script in a child process that a
+    // SIGKILL of the wrapper would orphan): the pid we kill is the projector itself.
+    const child = spawn(process.execPath, ['--import', 'tsx', 'services/projector/src/main.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     // Ready when it logs "projector consuming" (logged after its consumer joined the group).
     await new Promise<void>((resolve, reject) => {
       const lines = readline.createInterface({ input: child.stdout! });

@@ -19,15 +19,11 @@ export interface StandaloneProcess {
  * resolves once it logs "agent warden ready". Rejects when it exits first or after `timeoutMs`.
  */
 export function startStandalone(env: Record<string, string>, timeoutMs = 90_000): Promise<StandaloneProcess> {
-  const child = spawn(
-    process.execPath,
-    [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), 'services/standalone/src/main.ts'],
-    {
-      cwd: ROOT,
-      env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
+  const child = spawn(process.execPath, ['--import', 'tsx', 'services/standalone/src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let generatedApiKey: string | undefined;
     let url: string | undefined;
