@@ -6,3 +6,4 @@ export * from './health';
 export * from './server';
 export * from './parse';
 export * from './openapi';
+export * from './lifecycle';

@@ -40,3 +40,16 @@ export interface IngestLimits {
   maxEventsPerBatch: number;
   maxEventBytes: number;
 }
+
+/** The ingest limits from a gateway or standalone configuration. */
+export function ingestLimits(c: {
+  WARDEN_MAX_BODY_BYTES: number;
+  WARDEN_MAX_EVENTS_PER_BATCH: number;
+  WARDEN_MAX_EVENT_BYTES: number;
+}): IngestLimits {
+  return {
+    maxBodyBytes: c.WARDEN_MAX_BODY_BYTES,
+    maxEventsPerBatch: c.WARDEN_MAX_EVENTS_PER_BATCH,
+    maxEventBytes: c.WARDEN_MAX_EVENT_BYTES,
+  };
+}

@@ -4,7 +4,7 @@ import { createPrisma } from '@agent-warden/db';
 import { listen } from '@agent-warden/http';
 import { createLogger, type Logger } from '@agent-warden/observability';
 import { createGatewayApp } from './app';
-import type { GatewayConfig } from './config';
+import { ingestLimits, type GatewayConfig } from './config';
 import { PolicyStore } from './guard/policy-store';
 
 /** A running gateway. */
@@ -48,11 +48,7 @@ export async function start(
       bus,
       policies,
       logger,
-      limits: {
-        maxBodyBytes: config.WARDEN_MAX_BODY_BYTES,
-        maxEventsPerBatch: config.WARDEN_MAX_EVENTS_PER_BATCH,
-        maxEventBytes: config.WARDEN_MAX_EVENT_BYTES,
-      },
+      limits: ingestLimits(config),
       defaultApprovalTimeoutSeconds: config.WARDEN_APPROVAL_TIMEOUT_SECONDS,
     },
     () => ready && bus.isHealthy(),

@@ -4,7 +4,7 @@ import { apiRoutes, bootstrapProject } from '@agent-warden/api';
 import { InMemoryBus } from '@agent-warden/bus';
 import { InMemoryJobQueue, type JobQueue } from '@agent-warden/queue';
 import { createPrisma, EMBEDDED_POOL_MAX, migrate, startEmbeddedPostgres } from '@agent-warden/db';
-import { gatewayRoutes, jsonBody, PolicyStore } from '@agent-warden/gateway';
+import { gatewayRoutes, ingestLimits, jsonBody, PolicyStore } from '@agent-warden/gateway';
 import { healthRouter, listen, notFoundHandler, openApiRouter, problemHandler } from '@agent-warden/http';
 import { createLogger, type Logger } from '@agent-warden/observability';
 import { startProjection } from '@agent-warden/projector';
@@ -74,11 +74,7 @@ export async function start(
       bus,
       policies,
       logger,
-      limits: {
-        maxBodyBytes: config.WARDEN_MAX_BODY_BYTES,
-        maxEventsPerBatch: config.WARDEN_MAX_EVENTS_PER_BATCH,
-        maxEventBytes: config.WARDEN_MAX_EVENT_BYTES,
-      },
+      limits: ingestLimits(config),
       defaultApprovalTimeoutSeconds: config.WARDEN_APPROVAL_TIMEOUT_SECONDS,
     }),
   );

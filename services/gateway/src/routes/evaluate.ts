@@ -37,17 +37,14 @@ export function evaluateRouter(deps: {
         throw forbidden('agentId is unknown or belongs to another project');
 
       const engine = deps.policies.engineFor(projectId);
-      const result = engine.evaluate(
-        {
-          action: body.action,
-          tool: body.tool,
-          resource: body.resource,
-          riskLevel: body.riskLevel,
-          arguments: body.arguments,
-          agent: { key: agent.key },
-        },
-        body.mode,
-      );
+      const input = {
+        action: body.action,
+        tool: body.tool,
+        resource: body.resource,
+        riskLevel: body.riskLevel,
+        arguments: body.arguments,
+      };
+      const result = engine.evaluate({ ...input, agent: { key: agent.key } }, body.mode);
       const evaluationId = newId();
       const evaluatedAt = new Date();
       const decision: GuardDecision = {
@@ -59,13 +56,6 @@ export function evaluateRouter(deps: {
         wouldBlock: result.wouldBlock,
         wouldRequireApproval: result.wouldRequireApproval,
         evaluatedAt: evaluatedAt.toISOString(),
-      };
-      const input = {
-        action: body.action,
-        tool: body.tool,
-        resource: body.resource,
-        riskLevel: body.riskLevel,
-        arguments: body.arguments,
       };
       if (body.mode === 'enforce' && result.policyDecision === 'require_approval' && !body.dryRun) {
         const timeoutSeconds = result.approval?.timeoutSeconds ?? deps.defaultApprovalTimeoutSeconds;
