@@ -37,7 +37,9 @@ export async function requireBenchEnv(): Promise<BenchEnv> {
     await pg.connect();
     await pg.query('SELECT 1');
   } catch (err) {
-    throw new Error(`PostgreSQL at DATABASE_URL does not answer: ${(err as Error).message}\n${HOW_TO}`);
+    throw new Error(`PostgreSQL at DATABASE_URL does not answer: ${(err as Error).message}\n${HOW_TO}`, {
+      cause: err,
+    });
   } finally {
     await pg.end().catch(() => undefined);
   }
@@ -52,7 +54,9 @@ export async function requireBenchEnv(): Promise<BenchEnv> {
     await admin.connect();
     await admin.describeCluster();
   } catch (err) {
-    throw new Error(`Kafka at KAFKA_BROKERS does not answer: ${(err as Error).message}\n${HOW_TO}`);
+    throw new Error(`Kafka at KAFKA_BROKERS does not answer: ${(err as Error).message}\n${HOW_TO}`, {
+      cause: err,
+    });
   } finally {
     await admin.disconnect().catch(() => undefined);
   }
@@ -80,7 +84,9 @@ export function loadAverage(): [number, number, number] {
 function kafkaVersion(): string {
   // infra/kafka installs the broker under .infra/kafka; its jar names the version.
   try {
-    const jar = readdirSync(path.join(ROOT, '.infra/kafka/libs')).find((f) => /^kafka_[\d.]+-[\d.]+\.jar$/.test(f));
+    const jar = readdirSync(path.join(ROOT, '.infra/kafka/libs')).find((f) =>
+      /^kafka_[\d.]+-[\d.]+\.jar$/.test(f),
+    );
     const m = jar?.match(/^kafka_[\d.]+-([\d.]+)\.jar$/);
     if (m?.[1]) return m[1];
   } catch {
@@ -100,9 +106,11 @@ export async function machineInfo(env: BenchEnv): Promise<MachineInfo> {
   }
   const pg = new Client({ connectionString: env.databaseUrl });
   await pg.connect();
-  let postgres = 'unknown';
+  let postgres: string;
   try {
-    postgres = (await pg.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version ?? '';
+    postgres =
+      (await pg.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version ??
+      'unknown';
   } finally {
     await pg.end();
   }

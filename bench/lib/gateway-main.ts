@@ -1,17 +1,29 @@
 /**
  * Child-process entry of the benchmark's gateway: parses `GatewayConfig` from the environment,
  * calls `start()` of `@agent-warden/gateway` and prints one line `{"ready":true,"url":…}` on
- * stdout. Stops gracefully on SIGTERM. Spawned by {@link ./gateway-process.ts}.
+ * stdout. Stops gracefully on SIGTERM. Spawned by {@link ./gateway-process.ts}; over the IPC channel
+ * it answers `profile-start` / `profile-stop` (CPU profile summary of this process).
  */
 import { parseEnv } from '@agent-warden/config';
 import { GatewayConfig, start } from '@agent-warden/gateway';
 import { createLogger } from '@agent-warden/observability';
+import { startProfiler, type ProfileSummary } from './profile';
 
 async function main(): Promise<void> {
   const config = parseEnv(GatewayConfig);
   const logger = createLogger({ name: 'bench-gateway', level: config.LOG_LEVEL });
   const gw = await start(config, logger);
   process.stdout.write(JSON.stringify({ ready: true, url: gw.url }) + '\n');
+  let stopProfiler: (() => Promise<ProfileSummary>) | undefined;
+  process.on('message', (m: unknown) => {
+    if (m === 'profile-start')
+      void startProfiler().then((stop) => {
+        stopProfiler = stop;
+        process.send?.({ profiling: true });
+      });
+    else if (m === 'profile-stop' && stopProfiler)
+      void stopProfiler().then((top) => process.send?.({ profile: top }));
+  });
   process.once('SIGTERM', () => {
     gw.stop().then(
       () => process.exit(0),

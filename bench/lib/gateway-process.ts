@@ -1,34 +1,30 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import readline from 'node:readline';
-import { ROOT } from './env';
+import { spawnTsx } from './child';
+import type { ProfileSummary } from './profile';
 
 /** A gateway running in its own OS process. */
 export interface GatewayProcess {
   url: string;
   pid: number;
+  /** Profiles the gateway's CPU while `fn` runs; resolves with the self time per package. */
+  profile(fn: () => Promise<unknown>): Promise<ProfileSummary>;
   /** SIGTERM and wait for the exit (SIGKILL after `graceMs`). */
   stop(graceMs?: number): Promise<void>;
-}
-
-function waitExit(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-  });
 }
 
 /**
  * Spawns `bench/lib/gateway-main.ts` (the real gateway through `start()`) as a child Node process
  * with `env` added to this process's environment, and resolves once it listens. Running it apart
- * from the load generator gives it a core of its own instead of sharing the benchmark's event loop.
+ * from the load generator keeps the two off one event loop (the OS can give each its own core).
  */
 export function spawnGateway(env: Record<string, string>, timeoutMs = 60_000): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/lib/gateway-main.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const proc = spawnTsx('bench/lib/gateway-main.ts', { PORT: '0', LOG_LEVEL: 'warn', ...env }, [
+    'ignore',
+    'pipe',
+    'inherit',
+    'ipc',
+  ]);
+  const child = proc.child;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -51,13 +47,27 @@ export function spawnGateway(env: Record<string, string>, timeoutMs = 60_000): P
           clearTimeout(timer);
           resolve({
             url,
-            pid: child.pid!,
-            stop: async (graceMs = 10_000) => {
-              const kill = setTimeout(() => child.kill('SIGKILL'), graceMs);
-              child.kill('SIGTERM');
-              await waitExit(child);
-              clearTimeout(kill);
+            pid: proc.pid,
+            profile: async (fn) => {
+              const reply = <K extends string>(key: K) =>
+                new Promise<Record<K, unknown>>((res) => {
+                  const on = (m: unknown) => {
+                    if (m && typeof m === 'object' && key in m) {
+                      child.off('message', on);
+                      res(m as Record<K, unknown>);
+                    }
+                  };
+                  child.on('message', on);
+                });
+              const started = reply('profiling');
+              child.send('profile-start');
+              await started;
+              await fn();
+              const done = reply('profile');
+              child.send('profile-stop');
+              return (await done).profile as ProfileSummary;
             },
+            stop: proc.stop,
           });
         } else process.stderr.write(line + '\n');
       } catch {

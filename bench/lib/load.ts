@@ -20,7 +20,8 @@ export interface ClosedLoopResult {
 /**
  * Runs `concurrency` senders in a closed loop (each sends its next batch as soon as the previous
  * one resolved) for `warmupMs` + `durationMs`; counts the batches that completed inside the
- * measured window (throughput = completions per second of the window). `onMeasureStart` is called when the window opens (e.g. to start CPU accounting).
+ * measured window (throughput = completions per second of the window). `onMeasureStart` is
+ * called when the window opens (e.g. to start CPU accounting).
  */
 export async function closedLoop(o: {
   concurrency: number;

@@ -6,6 +6,11 @@ export function percentile(values: number[], p: number): number {
   return sorted[rank]!;
 }
 
+/** Median (50th percentile, nearest rank); NaN when empty. */
+export function median(values: number[]): number {
+  return percentile(values, 50);
+}
+
 /** Arithmetic mean; NaN when empty. */
 export function mean(values: number[]): number {
   return values.length === 0 ? Number.NaN : values.reduce((a, b) => a + b, 0) / values.length;
@@ -24,7 +29,7 @@ export function fmtMs(n: number): string {
 
 /** `a / b` as a percentage (`63%`); `–` when undefined. */
 export function fmtRatio(a: number, b: number): string {
-  return Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${Math.round((a / b) * 100)}%` : '–';
+  return Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${Math.round((a / b) * 100)} %` : '–';
 }
 
 /** Resolves after `ms`. */

@@ -22,7 +22,12 @@ export function tracingBus(bus: EventBus, traces: BatchTrace[]): EventBus {
         handler: async (batch) => {
           const startMs = performance.now();
           await opts.handler(batch);
-          traces.push({ partition: batch.partition, records: batch.records.length, startMs, endMs: performance.now() });
+          traces.push({
+            partition: batch.partition,
+            records: batch.records.length,
+            startMs,
+            endMs: performance.now(),
+          });
         },
       }),
     isHealthy: () => bus.isHealthy(),

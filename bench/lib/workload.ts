@@ -66,8 +66,7 @@ export class EventStream {
   }
 
   private *generate(): Generator<AgentEvent> {
-    for (let round = 0; ; round += 1)
-      for (const t of this.trajectories) yield* this.replay(t, round);
+    for (let round = 0; ; round += 1) for (const t of this.trajectories) yield* this.replay(t, round);
   }
 
   private *replay(t: Trajectory, round: number): Generator<AgentEvent> {

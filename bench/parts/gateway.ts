@@ -12,32 +12,72 @@ import { spawnGateway } from '../lib/gateway-process';
 import { identifyAgents, postEvents } from '../lib/http';
 import { connectBareProducer } from '../lib/kafka';
 import { closedLoop, Pool, type ClosedLoopResult } from '../lib/load';
-import { mean } from '../lib/stats';
+import type { ProfileSummary } from '../lib/profile';
+import { mean, median } from '../lib/stats';
 import { agentsOf, eventsBody, EventStream, toWireRecords, type WireRecord } from '../lib/workload';
 
 /** Settings of part 1. */
 export interface GatewayBenchOptions {
   concurrencies: number[];
   batchSize: number;
+  /** Unmeasured gateway load before the first measurement (connections, JIT), ms. */
+  initialWarmupMs: number;
+  /** Rounds of (gateway, bare, bare coalesced) runs, alternated so that load from other work hits all three alike. */
+  rounds: number;
+  /** Per run: warm-up, then measured window, ms. */
   warmupMs: number;
   durationMs: number;
   partitions: number;
   /** Distinct pre-built batches, sent round robin. */
   poolBatches: number;
+  /** Length of the extra, unmeasured run at the highest concurrency during which the gateway is profiled, ms (0 = none). */
+  profileMs: number;
 }
 
-/** One measured load generator setup. */
+/** One measured run. */
 export interface Measured {
   run: ClosedLoopResult;
   cpu: CpuWindow;
 }
 
+/** The runs of one setup: medians over the rounds, and the spread. */
+export interface Series {
+  runs: Measured[];
+  /** Median, lowest and highest events/s of the runs. */
+  eventsPerSecond: number;
+  min: number;
+  max: number;
+  /** Medians of the runs' request latency percentiles, ms. */
+  latencyP50Ms: number;
+  latencyP95Ms: number;
+  /** Median CPU % of one core per watched process, and of the whole machine. */
+  cpu: Record<string, number>;
+  machineBusy: number;
+  errors: number;
+}
+
 /** Results of part 1 at one concurrency. */
 export interface GatewayRow {
   concurrency: number;
-  gateway: Measured;
-  bare: Measured;
-  bareCoalesced: Measured;
+  gateway: Series;
+  bare: Series;
+  bareCoalesced: Series;
+}
+
+function series(runs: Measured[]): Series {
+  const rates = runs.map((m) => m.run.eventsPerSecond);
+  const names = Object.keys(runs[0]?.cpu.processes ?? {});
+  return {
+    runs,
+    eventsPerSecond: median(rates),
+    min: Math.min(...rates),
+    max: Math.max(...rates),
+    latencyP50Ms: median(runs.map((m) => m.run.latencyP50Ms)),
+    latencyP95Ms: median(runs.map((m) => m.run.latencyP95Ms)),
+    cpu: Object.fromEntries(names.map((k) => [k, median(runs.map((m) => m.cpu.processes[k] ?? 0))])),
+    machineBusy: median(runs.map((m) => m.cpu.machineBusy)),
+    errors: runs.reduce((a, m) => a + m.run.errors, 0),
+  };
 }
 
 /** Results of part 1. */
@@ -47,6 +87,8 @@ export interface GatewayBenchResult {
   /** Mean bytes of one CloudEvent record value and of one request body. */
   meanRecordBytes: number;
   meanBodyBytes: number;
+  /** CPU profile of the gateway process during the extra run (not one of the measured runs). */
+  profile?: ProfileSummary;
 }
 
 /**
@@ -94,38 +136,71 @@ export async function benchGateway(
   const topic = prefix + TOPICS.agentEvents;
   const coalescer = new SendCoalescer<WireRecord>((items) => bare.send(topic, items));
 
-  const rows: GatewayRow[] = [];
-  for (const concurrency of o.concurrencies) {
-    const measure = async (pids: Record<string, number>, send: (w: number) => Promise<number>) => {
-      const window: { end?: () => CpuWindow } = {};
-      const run = await closedLoop({
-        concurrency,
-        warmupMs: o.warmupMs,
-        durationMs: o.durationMs,
-        send,
-        onMeasureStart: () => (window.end = cpuWindow(pids)),
-      });
-      return { run, cpu: window.end!() };
-    };
-    const bodyPool = new Pool(bodies);
-    const gateway = await measure({ gateway: gw.pid, bench: process.pid }, () =>
-      postEvents(gw.url, apiKey, bodyPool.next()),
-    );
-    log(`gateway  c=${concurrency}: ${Math.round(gateway.run.eventsPerSecond)} events/s`);
-    const recordPool = new Pool(records);
-    const bareRun = await measure({ bench: process.pid }, async () => {
+  const bodyPool = new Pool(bodies);
+  const recordPool = new Pool(records);
+  const senders = {
+    gateway: () => postEvents(gw.url, apiKey, bodyPool.next()),
+    bare: async () => {
       const batch = recordPool.next();
       await bare.send(topic, batch);
       return batch.length;
-    });
-    log(`bare     c=${concurrency}: ${Math.round(bareRun.run.eventsPerSecond)} events/s`);
-    const coalesced = await measure({ bench: process.pid }, async () => {
+    },
+    bareCoalesced: async () => {
       const batch = recordPool.next();
       await coalescer.submit(batch);
       return batch.length;
-    });
-    log(`coalesced c=${concurrency}: ${Math.round(coalesced.run.eventsPerSecond)} events/s`);
-    rows.push({ concurrency, gateway, bare: bareRun, bareCoalesced: coalesced });
+    },
+  };
+  const pids = {
+    gateway: { gateway: gw.pid, bench: process.pid },
+    bare: { bench: process.pid },
+    bareCoalesced: { bench: process.pid },
+  };
+  const modes = ['gateway', 'bare', 'bareCoalesced'] as const;
+
+  await closedLoop({
+    concurrency: Math.max(...o.concurrencies),
+    warmupMs: 0,
+    durationMs: o.initialWarmupMs,
+    send: senders.gateway,
+  });
+  const rows: GatewayRow[] = [];
+  for (const concurrency of o.concurrencies) {
+    const runs: Record<(typeof modes)[number], Measured[]> = { gateway: [], bare: [], bareCoalesced: [] };
+    for (let round = 0; round < o.rounds; round += 1)
+      for (const mode of modes) {
+        const window: { end?: () => CpuWindow } = {};
+        const run = await closedLoop({
+          concurrency,
+          warmupMs: o.warmupMs,
+          durationMs: o.durationMs,
+          send: senders[mode],
+          onMeasureStart: () => (window.end = cpuWindow(pids[mode])),
+        });
+        runs[mode].push({ run, cpu: window.end!() });
+      }
+    const row: GatewayRow = {
+      concurrency,
+      gateway: series(runs.gateway),
+      bare: series(runs.bare),
+      bareCoalesced: series(runs.bareCoalesced),
+    };
+    log(
+      `c=${concurrency}: gateway ${Math.round(row.gateway.eventsPerSecond)}, bare ${Math.round(row.bare.eventsPerSecond)}, ` +
+        `bare coalesced ${Math.round(row.bareCoalesced.eventsPerSecond)} events/s (medians of ${o.rounds})`,
+    );
+    rows.push(row);
   }
-  return { options: o, rows, meanRecordBytes, meanBodyBytes };
+  let profile: ProfileSummary | undefined;
+  if (o.profileMs > 0) {
+    profile = await gw.profile(() =>
+      closedLoop({
+        concurrency: Math.max(...o.concurrencies),
+        warmupMs: 0,
+        durationMs: o.profileMs,
+        send: senders.gateway,
+      }),
+    );
+  }
+  return { options: o, rows, meanRecordBytes, meanBodyBytes, profile };
 }

@@ -41,6 +41,8 @@ export function decodeRecord(record: BusRecord): Decoded {
       reason: `value is not JSON: ${(err as Error).message}`,
     };
   }
+  // JSON text carries U+0000 only as the escape \u0000: skip the copying walk when it is absent.
+  const hasNul = record.value.includes('\\u0000');
   const ce = CloudEventRecord.safeParse(json);
   if (!ce.success)
     return {
@@ -53,10 +55,10 @@ export function decodeRecord(record: BusRecord): Decoded {
     const data = ce.data.data as EvaluationRecord | undefined;
     if (!data || typeof data !== 'object' || typeof data.evaluationId !== 'string')
       return { kind: 'dead', record, code: 'invalid_event', reason: 'evaluation record without data' };
-    return { kind: 'evaluation', record, evaluation: stripNul(data) };
+    return { kind: 'evaluation', record, evaluation: hasNul ? stripNul(data) : data };
   }
   try {
-    const { projectId, event } = fromCloudEvent(stripNul(ce.data));
+    const { projectId, event } = fromCloudEvent(hasNul ? stripNul(ce.data) : ce.data);
     return { kind: 'event', record, projectId, event };
   } catch (err) {
     return {

@@ -1,11 +1,9 @@
-import type { AgentEvent, EvaluationRecord } from '@agent-warden/contracts';
+import type { EvaluationRecord } from '@agent-warden/contracts';
 import { Prisma, type PrismaClient } from '@agent-warden/db';
+import { insertEvents } from './insert-events';
+import type { ProjectedEvent } from './types';
 
-/** An agent event with its project, ready to store. */
-export interface ProjectedEvent {
-  projectId: string;
-  event: AgentEvent;
-}
+export type { ProjectedEvent };
 
 /** What one write stored (only new rows count: re-deliveries store nothing). */
 export interface WriteResult {
@@ -160,7 +158,7 @@ function upsertRuns(tx: Prisma.TransactionClient, rows: RunAgg[]) {
 
 /**
  * Stores a batch in one transaction, idempotently (STYLE.md "Ingestion"): events are inserted with
- * `ON CONFLICT DO NOTHING` on their id, and session counters, runs and evaluations are derived only
+ * `ON CONFLICT DO NOTHING` on their id ({@link insertEvents}), and session counters, runs and evaluations are derived only
  * from the events this write actually inserted — so a re-delivered batch changes nothing and every
  * event is stored exactly once. Throws on any database error (the caller retries or isolates).
  */
@@ -176,23 +174,7 @@ export async function writeBatch(
     async (tx) => {
       let fresh: ProjectedEvent[] = [];
       if (events.length > 0) {
-        const inserted = await tx.event.createManyAndReturn({
-          data: events.map(({ projectId, event: e }) => ({
-            id: e.id,
-            projectId,
-            sessionId: e.sessionId,
-            runId: e.runId ?? null,
-            parentId: e.parentId ?? null,
-            agentId: e.agentId,
-            agentVersionId: e.agentVersionId,
-            type: e.type,
-            time: new Date(e.time),
-            sequence: e.sequence,
-            data: e.data as Prisma.InputJsonValue,
-          })),
-          skipDuplicates: true,
-          select: { id: true },
-        });
+        const inserted = await insertEvents(tx, events);
         const ids = new Set(inserted.map((r) => r.id));
         fresh = events.filter((e) => ids.has(e.event.id));
       }

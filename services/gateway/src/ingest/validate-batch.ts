@@ -17,9 +17,12 @@ export interface BatchValidation {
 /**
  * Validates each item against the AgentEvent union (STYLE.md "Ingestion"): an invalid item is
  * rejected with its index, id, a stable code and the offending paths (prefixed `events.<i>`);
- * the others stay valid. Items larger than `maxEventBytes` (JSON bytes) are `event_too_large`.
+ * the others stay valid. Items larger than `maxEventBytes` (JSON bytes) are `event_too_large`;
+ * `bodyBytes` (the request body's length) lets small bodies skip that measurement.
  */
-export function validateBatch(items: unknown[], maxEventBytes: number): BatchValidation {
+export function validateBatch(items: unknown[], maxEventBytes: number, bodyBytes?: number): BatchValidation {
+  // No event can be larger than the whole body: skip measuring each one when the body is small enough.
+  const measure = bodyBytes === undefined || bodyBytes > maxEventBytes;
   const valid: BatchValidation['valid'] = [];
   const rejected: RejectedEvent[] = [];
   items.forEach((item, index) => {
@@ -27,7 +30,7 @@ export function validateBatch(items: unknown[], maxEventBytes: number): BatchVal
       item && typeof item === 'object' && typeof (item as { id?: unknown }).id === 'string'
         ? (item as { id: string }).id
         : null;
-    const bytes = Buffer.byteLength(JSON.stringify(item) ?? '', 'utf8');
+    const bytes = measure ? Buffer.byteLength(JSON.stringify(item) ?? '', 'utf8') : 0;
     if (bytes > maxEventBytes) {
       rejected.push({
         index,

@@ -40,7 +40,12 @@ export function eventsRouter(deps: {
           { errors: [{ path: 'events', message: `more than ${deps.limits.maxEventsPerBatch} items` }] },
         );
 
-      const { valid, rejected } = validateBatch(items, deps.limits.maxEventBytes);
+      const length = Number(req.headers['content-length']);
+      const { valid, rejected } = validateBatch(
+        items,
+        deps.limits.maxEventBytes,
+        Number.isFinite(length) ? length : undefined,
+      );
       const owned: typeof valid = [];
       const owners = new Map<string, boolean>();
       for (const v of valid) {

@@ -1,0 +1,101 @@
+import { Session } from 'node:inspector';
+
+/** One line of a CPU profile summary: self time of a function or package. */
+export interface ProfileLine {
+  name: string;
+  ms: number;
+  share: number;
+}
+
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+function post<T>(s: Session, method: string, params?: object): Promise<T> {
+  return new Promise((resolve, reject) =>
+    s.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res as T))),
+  );
+}
+
+/** Where a frame comes from: an npm package, a workspace package, a Node built-in, or V8. */
+function bucketOf(url: string, fn: string): string {
+  if (!url) return fn.startsWith('(') ? fn : '(native)';
+  if (url.startsWith('wasm://')) return 'wasm (Prisma query compiler)';
+  const nm = url.lastIndexOf('node_modules/');
+  if (nm >= 0) {
+    const parts = url.slice(nm + 'node_modules/'.length).split('/');
+    return parts[0]!.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0]!;
+  }
+  if (url.startsWith('node:')) return 'node internals';
+  const m = url.match(/\/(libs|services|clients|bench)\/([^/]+)/);
+  return m ? `${m[1]}/${m[2]}` : url;
+}
+
+/** Self time of a profile per package and per function, largest first. */
+export interface ProfileSummary {
+  packages: ProfileLine[];
+  functions: ProfileLine[];
+}
+
+function summarize(profile: CpuProfile): ProfileSummary {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const packages = new Map<string, number>();
+  const functions = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] ?? 0;
+    const n = byId.get(id);
+    const url = n?.callFrame.url ?? '';
+    const fn = n?.callFrame.functionName || '(anonymous)';
+    const pkg = n ? bucketOf(url, fn) : '(unknown)';
+    const nm = url.lastIndexOf('node_modules/');
+    const where = !url
+      ? pkg
+      : nm >= 0
+        ? url.slice(nm + 'node_modules/'.length)
+        : `${pkg}/${url.split('/').pop()}`;
+    packages.set(pkg, (packages.get(pkg) ?? 0) + dt);
+    // Line numbers are right for npm packages (plain JS); tsx-compiled workspace files have none useful.
+    const f = nm >= 0 ? `${fn} (${where}:${(n?.callFrame.lineNumber ?? 0) + 1})` : `${fn} (${where})`;
+    functions.set(f, (functions.get(f) ?? 0) + dt);
+    total += dt;
+  });
+  const lines = (m: Map<string, number>) =>
+    [...m].map(([name, us]) => ({ name, ms: us / 1000, share: us / total })).sort((a, b) => b.ms - a.ms);
+  return { packages: lines(packages), functions: lines(functions) };
+}
+
+/**
+ * Starts sampling this process's CPU (V8 profiler through `node:inspector`, 1 ms interval).
+ * Resolves with a function that stops it and returns the self time per package (npm package,
+ * workspace package, Node internals, GC, idle) and per function, largest first.
+ */
+export async function startProfiler(): Promise<() => Promise<ProfileSummary>> {
+  const s = new Session();
+  s.connect();
+  await post(s, 'Profiler.enable');
+  await post(s, 'Profiler.setSamplingInterval', { interval: 1000 });
+  await post(s, 'Profiler.start');
+  return async () => {
+    try {
+      return summarize((await post<{ profile: CpuProfile }>(s, 'Profiler.stop')).profile);
+    } finally {
+      s.disconnect();
+    }
+  };
+}
+
+/** Profiles this process while `fn` runs (see {@link startProfiler}). */
+export async function profileWhile<T>(fn: () => Promise<T>): Promise<{ result: T; profile: ProfileSummary }> {
+  const stop = await startProfiler();
+  let result: T;
+  try {
+    result = await fn();
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { result, profile: await stop() };
+}
