@@ -1,6 +1,5 @@
 import { WardenClient, GuardrailBlockedError, ApprovalTimeoutError } from '@agent-warden/client';
 import { newId } from '@agent-warden/contracts';
-import { decideApproval } from '@agent-warden/db';
 import { call, waitFor } from './support/http';
 import { startTestStack, type TestStack } from './support/stack';
 
@@ -112,18 +111,25 @@ describe('stack: guardrail evaluation and approvals', () => {
     });
     expect(still.body.status).toBe('pending');
     expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
-    const decided = await decideApproval(stack.prisma, stack.projectId, pending.id, {
+    const decided = await call(stack.apiUrl, 'POST', `/v1/approvals/${pending.id}/decision`, {
+      apiKey: stack.apiKey,
+      body: { status: 'approved', comment: 'ok for the test', decidedBy: 'test@example.com' },
+    });
+    expect(decided.status).toBe(200);
+    expect(decided.body).toMatchObject({
       status: 'approved',
       decidedBy: 'test@example.com',
+      comment: 'ok for the test',
     });
-    expect(decided.ok).toBe(true);
     await waiting;
     expect(ran).toBe(true);
-    const twice = await decideApproval(stack.prisma, stack.projectId, pending.id, {
-      status: 'denied',
-      decidedBy: 'late@example.com',
+    // An approval is decided once.
+    const twice = await call(stack.apiUrl, 'POST', `/v1/approvals/${pending.id}/decision`, {
+      apiKey: stack.apiKey,
+      body: { status: 'denied' },
     });
-    expect(twice.ok).toBe(false);
+    expect(twice.status).toBe(409);
+    expect(twice.body.code).toBe('conflict');
 
     // Nobody decides: after the policy's 2 s deadline the outcome is deny (fail closed): `expired`.
     let ran2 = false;

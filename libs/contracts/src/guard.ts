@@ -79,3 +79,13 @@ export type Approval = z.infer<typeof Approval>;
 export const ApprovalWaitQuery = z.object({
   waitSeconds: z.coerce.number().int().min(0).max(60).default(0),
 });
+
+/** `POST /v1/approvals/{id}/decision` body: approve or deny a pending approval, with an optional comment. */
+export const ApprovalDecisionRequest = z
+  .object({
+    status: z.enum(['approved', 'denied']),
+    comment: z.string().max(2000).optional(),
+    /** Who decided (shown on the timeline); defaults to the API key id. */
+    decidedBy: z.string().min(1).max(200).optional(),
+  })
+  .meta({ id: 'ApprovalDecisionRequest' });

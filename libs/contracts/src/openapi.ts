@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { createDocument } from 'zod-openapi';
-import { ApprovalWaitQuery, Approval, GuardDecision, GuardRequest } from './guard';
+import { ApprovalDecisionRequest, ApprovalWaitQuery, Approval, GuardDecision, GuardRequest } from './guard';
 import {
   CapabilityDeclaration,
   CapabilityDeclarationResponse,
@@ -105,6 +105,19 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
           summary: 'Read an approval; long-polls up to waitSeconds while it is pending',
           requestParams: { path: z.object({ approvalId: z.string() }), query: ApprovalWaitQuery },
           responses: { '200': json(Approval, 'The approval'), ...common, '404': problem('Unknown approval') },
+        },
+      },
+      '/v1/approvals/{approvalId}/decision': {
+        post: {
+          summary: 'Approve or deny a pending approval (admin scope); decided once',
+          requestParams: { path: z.object({ approvalId: z.string() }) },
+          requestBody: { content: { 'application/json': { schema: ApprovalDecisionRequest } } },
+          responses: {
+            '200': json(Approval, 'The decided approval'),
+            ...common,
+            '404': problem('Unknown approval'),
+            '409': problem('Already decided or expired'),
+          },
         },
       },
       '/v1/agents': {

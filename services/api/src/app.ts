@@ -2,6 +2,7 @@ import express, { Router, type Express } from 'express';
 import { findApiKeyByHash, type PrismaClient } from '@agent-warden/db';
 import { apiKeyAuth, healthRouter, notFoundHandler, problemHandler } from '@agent-warden/http';
 import type { Logger } from '@agent-warden/observability';
+import { approvalsRouter } from './routes/approvals';
 import { readRouter } from './routes/read';
 
 /** What the api's routes need. */
@@ -12,9 +13,12 @@ export interface ApiDeps {
 
 /** The api's `/v1` routes (read scope), to mount on the api or the standalone app. */
 export function apiRoutes(deps: ApiDeps): Router {
-  const read = apiKeyAuth((hash) => findApiKeyByHash(deps.db, hash), 'read');
+  const resolve = (hash: string) => findApiKeyByHash(deps.db, hash);
+  const read = apiKeyAuth(resolve, 'read');
+  const admin = apiKeyAuth(resolve, 'admin');
   const r = Router();
   r.use(readRouter({ auth: read, db: deps.db }));
+  r.use(approvalsRouter({ auth: admin, db: deps.db }));
   return r;
 }
 
