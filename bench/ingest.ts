@@ -15,7 +15,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Cleanup } from './lib/cleanup';
 import { loadAverage, machineInfo, requireBenchEnv, ROOT } from './lib/env';
-import { renderIngestSection, writeIngestSection, type IngestResults } from './lib/report';
+import { writeDocSection } from './lib/doc-section';
+import { renderIngestSection, type IngestResults } from './lib/report';
 import { loadTrajectories } from './lib/workload';
 import { benchGateway, type GatewayBenchResult } from './parts/gateway';
 import { benchProjector, type ProjectorBenchResult } from './parts/projector';
@@ -70,7 +71,7 @@ async function main(): Promise<void> {
 
   let gateway: GatewayBenchResult | undefined;
   let projector: ProjectorBenchResult | undefined;
-  const visibility: VisibilityBenchResult[] = [];
+  let visibility: VisibilityBenchResult | undefined;
   try {
     if (only.includes('gateway')) {
       log('part 1: gateway into Kafka vs a bare kafkajs producer');
@@ -98,36 +99,32 @@ async function main(): Promise<void> {
       projector = await benchProjector(
         env,
         trajectories,
-        { records: 50_000, partitions: 3, concurrency: 3, drainTimeoutMs: 90_000, decomposeRecords: 10_000 },
+        { records: 50_000, partitions: 3, concurrency: 3, drainTimeoutMs: 90_000 },
         cleanup,
         log,
       );
       await cleanup.runAll();
     }
-    if (only.includes('visibility'))
-      for (const which of ['shipped', 'raw-insert'] as const) {
-        log(`part 3: visibility latency at 2,000 events/s (projector: ${which})`);
-        visibility.push(
-          await benchVisibility(
-            trajectories,
-            {
-              eventsPerSecond: 2_000,
-              batchSize: 25,
-              warmupMs: 3_000,
-              probes: 200,
-              probeIntervalMs: 100,
-              pollMs: 15,
-              pollLimit: 30,
-              settleMs: 15_000,
-              maxInFlight: 256,
-              projector: which,
-            },
-            cleanup,
-            log,
-          ),
-        );
-        await cleanup.runAll();
-      }
+    if (only.includes('visibility')) {
+      log('part 3: visibility latency at 2,000 events/s');
+      visibility = await benchVisibility(
+        trajectories,
+        {
+          eventsPerSecond: 2_000,
+          batchSize: 25,
+          warmupMs: 3_000,
+          probes: 200,
+          probeIntervalMs: 100,
+          pollMs: 15,
+          pollLimit: 30,
+          settleMs: 15_000,
+          maxInFlight: 256,
+        },
+        cleanup,
+        log,
+      );
+      await cleanup.runAll();
+    }
   } finally {
     clearTimeout(watchdog);
     await cleanup.runAll();
@@ -144,7 +141,7 @@ async function main(): Promise<void> {
     projector,
     visibility,
   };
-  if (!gateway || !projector || visibility.length === 0) {
+  if (!gateway || !projector || !visibility) {
     process.stdout.write(JSON.stringify(results, null, 2) + '\n');
     log('not every part ran: docs/benchmarks.md left unchanged');
     return;
@@ -153,7 +150,7 @@ async function main(): Promise<void> {
   process.stdout.write(section + '\n');
   if (values['no-write']) return;
   const file = path.join(ROOT, 'docs/benchmarks.md');
-  writeIngestSection(file, section);
+  writeDocSection(file, 'ingest', section);
   log(`wrote ${path.relative(ROOT, file)}`);
 }
 

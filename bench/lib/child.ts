@@ -10,7 +10,7 @@ export interface NodeChild {
 }
 
 /** Resolves when `child` has exited. */
-export function waitExit(child: ChildProcess): Promise<void> {
+function waitExit(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', () => resolve());

@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import type { AgentEvent } from '@agent-warden/contracts';
 
 /** Columns the projector writes into `events` (all but `received_at`, which has a default). */
-export const EVENT_COLUMNS = [
+const EVENT_COLUMNS = [
   'id',
   'project_id',
   'session_id',

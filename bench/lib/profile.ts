@@ -8,7 +8,11 @@ export interface ProfileLine {
 }
 
 interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  nodes: {
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number };
+    children?: number[];
+  }[];
   samples: number[];
   timeDeltas: number[];
 }
@@ -39,12 +43,26 @@ export interface ProfileSummary {
   functions: ProfileLine[];
 }
 
+/** Ids of the nodes under a `node:inspector` frame: the profiler's own start/stop calls. */
+function profilerNodes(profile: CpuProfile): Set<number> {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const out = new Set<number>();
+  const mark = (id: number) => {
+    out.add(id);
+    for (const c of byId.get(id)?.children ?? []) mark(c);
+  };
+  for (const n of profile.nodes) if (n.callFrame.url === 'node:inspector') mark(n.id);
+  return out;
+}
+
 function summarize(profile: CpuProfile): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const own = profilerNodes(profile);
   const packages = new Map<string, number>();
   const functions = new Map<string, number>();
   let total = 0;
   profile.samples.forEach((id, i) => {
+    if (own.has(id)) return;
     const dt = profile.timeDeltas[i] ?? 0;
     const n = byId.get(id);
     const url = n?.callFrame.url ?? '';

@@ -1,9 +1,8 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { MachineInfo } from './env';
 import type { ProfileLine } from './profile';
 import { fmtInt, fmtMs, fmtRatio } from './stats';
 import type { GatewayBenchResult, Series } from '../parts/gateway';
-import { BIG_FETCH, type ProjectorBenchResult } from '../parts/projector';
+import type { ProjectorBenchResult } from '../parts/projector';
 import type { VisibilityBenchResult } from '../parts/visibility';
 
 /** Everything one `npm run bench:ingest` measured. */
@@ -16,17 +15,8 @@ export interface IngestResults {
   versions: { kafkajs: string; prisma: string };
   gateway: GatewayBenchResult;
   projector: ProjectorBenchResult;
-  visibility: VisibilityBenchResult[];
+  visibility: VisibilityBenchResult;
 }
-
-const START = '<!-- bench:ingest:start -->';
-const END = '<!-- bench:ingest:end -->';
-
-const FILE_HEADER = `# Benchmarks
-
-Measured figures. Each section is written by the script it names and replaced when that script runs
-again; text outside the generated sections is written by hand.
-`;
 
 /** `12,345 events/s` per core-second: rate divided by the CPU share used (100 % = one core). */
 function perCore(rate: number, cpuPercent: number | undefined): string {
@@ -45,18 +35,17 @@ function profileTable(lines: ProfileLine[], n: number): string {
   ].join('\n');
 }
 
-/** The markdown of the ingest section (between its markers). */
-export function renderIngestSection(r: IngestResults): string {
+function renderHeader(r: IngestResults): string {
   const m = r.machine;
   const g = r.gateway;
   const p = r.projector;
+  const v = r.visibility;
   const busy: number[] = [
     ...g.rows.flatMap((x) =>
       [x.gateway, x.bare, x.bareCoalesced].flatMap((series) => series.runs.map((run) => run.cpu.machineBusy)),
     ),
     p.projector.cpu.machineBusy,
-    p.prototype.cpu.machineBusy,
-    ...r.visibility.map((v) => v.cpu.machineBusy),
+    v.cpu.machineBusy,
   ];
   const when = r.startedAt.toISOString().replace('T', ' ').slice(0, 16) + ' UTC';
   const out: string[] = [];
@@ -88,14 +77,14 @@ Each run uses fresh databases (dropped afterwards) and topics under a random pre
     );
   out.push(
     `| projector Kafka → PostgreSQL (${fmtInt(p.options.records)} records) | ${fmtInt(p.projector.eventsPerSecond)} events/s | bare INSERT ${fmtInt(p.bare.eventsPerSecond)} events/s | ${fmtRatio(p.projector.eventsPerSecond, p.bare.eventsPerSecond)} | ≥ 50 % |`,
+    `| visibility at ${fmtInt(v.options.eventsPerSecond)} events/s, p95 | ${latency(v.p95Ms, v.options.settleMs)} | p50 ${latency(v.p50Ms, v.options.settleMs)}, max ${latency(v.maxMs, v.options.settleMs)} | – | < 1 s |`,
   );
-  for (const v of r.visibility)
-    out.push(
-      `| visibility at ${fmtInt(v.options.eventsPerSecond)} events/s, p95 (${v.options.projector === 'shipped' ? 'projector as shipped' : 'prototype projector'}) | ${latency(v.p95Ms, v.options.settleMs)} | p50 ${latency(v.p50Ms, v.options.settleMs)}, max ${latency(v.maxMs, v.options.settleMs)} | – | < 1 s |`,
-    );
+  return out.join('\n');
+}
 
-  out.push(`
-### 1. Gateway into Kafka vs a bare kafkajs producer
+function renderGateway(g: GatewayBenchResult): string {
+  const out: string[] = [];
+  out.push(`### 1. Gateway into Kafka vs a bare kafkajs producer
 
 Closed loop: N concurrent senders, each sends its next batch of ${g.options.batchSize} events as soon as the previous
 one is acknowledged. After ${g.options.initialWarmupMs / 1000} s of unmeasured gateway load, ${g.options.rounds} rounds of (gateway, bare per batch, bare
@@ -134,94 +123,71 @@ ${profileTable(g.profile.packages, 12)}
 Top functions:
 
 ${profileTable(g.profile.functions, 15)}`);
+  return out.join('\n');
+}
 
+function renderProjector(p: ProjectorBenchResult): string {
   const pr = p.projector;
-  const pt = p.prototype;
-  const pb = p.prototypeBigFetch;
-  out.push(`
-### 2. Projector vs a bare multi-row INSERT
+  return `### 2. Projector vs a bare multi-row INSERT
 
-${fmtInt(p.options.records)} records pre-loaded into a fresh topic (bare producer, ${fmtInt(p.preload.eventsPerSecond)} records/s), then
-\`startProjection\` of \`@agent-warden/projector\` with a \`KafkaBus\` (in the benchmark process, nothing else running,
-\`partitionsConsumedConcurrently\` ${p.options.concurrency}, Prisma pool 10 as \`createPrisma\` defaults) drains them into a fresh database;
+${fmtInt(p.options.records)} records pre-loaded into a fresh topic (bare producer, ${fmtInt(p.preload.eventsPerSecond)} records/s), then the
+projector as shipped — \`startProjection\` of \`@agent-warden/projector\` with a \`KafkaBus\` and its consumer settings
+(fetches of up to 4 MiB per partition, 16 MiB in all), in the benchmark process, nothing else running,
+\`partitionsConsumedConcurrently\` ${p.options.concurrency}, Prisma pool 10 as \`createPrisma\` defaults — drains them into a fresh database;
+each batch's events go in as one \`INSERT … SELECT FROM jsonb_to_recordset($1) … ON CONFLICT (id) DO NOTHING\`
+(\`services/projector/src/insert-events.ts\`) inside \`writeBatch\`'s Prisma transaction.
 \`SELECT count(*) FROM events\` is polled every 50 ms. events/s = records ÷ (first batch handed to the handler →
 count reached). **Bare INSERT**: the same rows (same columns, \`ON CONFLICT (id) DO NOTHING\`) into the
 \`events\` table of another fresh database with \`pg\`, one connection per partition in parallel,
-${fmtInt(p.bare.batchSize)} rows per statement (the projector's mean batch), autocommit.
+${fmtInt(p.bare.batchSize)} rows per statement (the projector's mean batch), autocommit, no session/run upserts.
 
 | | events/s | ÷ bare INSERT | batches (mean / max records) | handler mean | share of partition time in the handler | CPU (benchmark process) |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: |
 | projector as shipped | ${fmtInt(pr.eventsPerSecond)} | ${fmtRatio(pr.eventsPerSecond, p.bare.eventsPerSecond)} | ${pr.batches} (${fmtInt(pr.meanBatch)} / ${fmtInt(pr.maxBatch)}) | ${fmtMs(pr.meanHandlerMs)} | ${Math.round(pr.handlerShare * 100)} % | ${pr.cpu.processes.bench} % |
 | bare multi-row INSERT | ${fmtInt(p.bare.eventsPerSecond)} | 100 % | ${fmtInt(p.bare.batchSize)} rows per statement | | | |
-| prototype: projector with the raw events insert | ${fmtInt(pt.eventsPerSecond)} | ${fmtRatio(pt.eventsPerSecond, p.bare.eventsPerSecond)} | ${pt.batches} (${fmtInt(pt.meanBatch)} / ${fmtInt(pt.maxBatch)}) | ${fmtMs(pt.meanHandlerMs)} | ${Math.round(pt.handlerShare * 100)} % | ${pt.cpu.processes.bench} % |
-| prototype + fetches of ${BIG_FETCH >> 20} MiB per partition | ${fmtInt(pb.eventsPerSecond)} | ${fmtRatio(pb.eventsPerSecond, p.bare.eventsPerSecond)} | ${pb.batches} (${fmtInt(pb.meanBatch)} / ${fmtInt(pb.maxBatch)}) | ${fmtMs(pb.meanHandlerMs)} | ${Math.round(pb.handlerShare * 100)} % | ${pb.cpu.processes.bench} % |
 
-Consumer group join + first fetch: ${pr.joinSeconds.toFixed(1)} s (not counted). The prototype is the real projector
-(\`startProjection\`, \`writeBatch\`, \`KafkaBus\`) reading the same topic with a new consumer group, with only
-\`tx.event.createManyAndReturn\` replaced by one \`INSERT … SELECT FROM jsonb_to_recordset($1) … ON CONFLICT (id)
-DO NOTHING RETURNING id\` (\`bench/lib/raw-event-insert.ts\`); the second prototype also sets the kafkajs consumer's
-\`maxBytesPerPartition\` to ${BIG_FETCH >> 20} MiB (\`maxBytes\` ${(4 * BIG_FETCH) >> 20} MiB) instead of the 1 MiB default.
+Consumer group join + first fetch: ${pr.joinSeconds.toFixed(1)} s (not counted).
 
-Each step alone, without Kafka, on the first ${fmtInt(p.options.decomposeRecords)} records (same batch size, one worker per partition):
+Each step alone, without Kafka, on the same ${fmtInt(p.options.records)} records (same batch size, one worker per partition):
 
 | step | events/s |
 | --- | ---: |
-| \`decodeRecord\` (JSON.parse, CloudEvent + AgentEvent zod parse, NUL strip), one core | ${fmtInt(p.parts.decodePerSecond)} |
-| \`writeBatch\` as shipped (Prisma interactive transaction, \`createManyAndReturn\`, session/run upserts) | ${fmtInt(p.parts.writeBatchPerSecond)} |
-| \`writeBatch\` with the raw events insert | ${fmtInt(p.parts.rawWritePerSecond)} |
+| \`decodeRecord\` (JSON.parse, CloudEvent + AgentEvent zod parse), one core | ${fmtInt(p.steps.decodePerSecond)} |
+| \`writeBatch\` (Prisma interactive transaction: events insert, session/run upserts) | ${fmtInt(p.steps.writeBatchPerSecond)} |
 | bare multi-row INSERT (above) | ${fmtInt(p.bare.eventsPerSecond)} |
 
-Where the CPU goes in \`writeBatch\` as shipped (profile of the benchmark process during that step):
+Where the CPU goes in \`writeBatch\` (profile of the benchmark process during that step):
 
-${profileTable(p.writeProfile.packages, 8)}
+${profileTable(p.writeProfile.packages, 10)}
 
-Where the CPU goes in the prototype (profile of the benchmark process during a third, untimed drain):
-
-${profileTable(p.prototypeProfile.packages, 10)}
-
-${profileTable(p.prototypeProfile.functions, 12)}`);
-
-  out.push(`
-### 3. Visibility latency
-
-Stack from \`test/support/stack.ts\` (\`startTestStack\`): fresh database, gateway and api in the benchmark
-process, projector as a child process (as shipped: \`services/projector/src/main.ts\`; prototype:
-\`bench/lib/projector-main.ts\` = the same projection with the raw events insert). Background load: an open
-loop posting batches of ${r.visibility[0]?.options.batchSize ?? ''} realistic events on a fixed schedule (${fmtInt(r.visibility[0]?.options.eventsPerSecond ?? 0)} events/s offered, at most
-${r.visibility[0]?.options.maxInFlight ?? ''} requests in flight). After ${(r.visibility[0]?.options.warmupMs ?? 0) / 1000} s, ${r.visibility[0]?.options.probes ?? ''} probes, one every ${r.visibility[0]?.options.probeIntervalMs ?? ''} ms: each is one
-\`agent.custom\` event in a session of its own, sent alone in a \`POST /v1/events\`. **Measured**: from the
-probe's 202 (the gateway has it in Kafka) to the arrival of the first answer of
-\`GET /v1/events?type=agent.custom\` on the api that lists it (one poller, next poll ${r.visibility[0]?.options.pollMs ?? ''} ms after the previous
-answer) — an upper bound; the lower bound is the start of that poll. The resolution is the poll period.
-
-| projector | accepted events/s | skipped batches | probes seen | p50 | p95 | max | lower bound p50 / p95 | poll period | p50 first → last quarter | backlog when the probes ended | load POST p50 / p95 | CPU benchmark process / projector |
-| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`);
-  for (const v of r.visibility) {
-    const cpu = Object.values(v.cpu.processes);
-    out.push(
-      `| ${v.options.projector === 'shipped' ? 'as shipped' : 'prototype (raw events insert)'} | ${fmtInt(v.acceptedPerSecond)} | ${v.skippedBatches} | ${v.probesSeen} / ${v.probesSent} | ${latency(v.p50Ms, v.options.settleMs)} | ${latency(v.p95Ms, v.options.settleMs)} | ${latency(v.maxMs, v.options.settleMs)} | ${fmtMs(v.lowerP50Ms)} / ${fmtMs(v.lowerP95Ms)} | ${fmtMs(v.pollPeriodMs)} | ${fmtMs(v.firstQuarterP50Ms)} → ${fmtMs(v.lastQuarterP50Ms)} | ${fmtInt(v.backlogAtEnd)} events | ${fmtMs(v.loadPostP50Ms)} / ${fmtMs(v.loadPostP95Ms)} | ${cpu.map((c) => `${c} %`).join(' / ')} |`,
-    );
-  }
-  return out.join('\n');
+${profileTable(p.writeProfile.functions, 12)}`;
 }
 
-/**
- * Writes `section` between the ingest markers of `file`: replaces the previous section, or appends
- * one; creates the file with its header when missing. Text outside the markers is kept.
- */
-export function writeIngestSection(file: string, section: string): void {
-  const block = `${START}\n${section}\n${END}`;
-  if (!existsSync(file)) {
-    writeFileSync(file, `${FILE_HEADER}\n${block}\n`);
-    return;
-  }
-  const text = readFileSync(file, 'utf8');
-  const a = text.indexOf(START);
-  const b = text.indexOf(END);
-  writeFileSync(
-    file,
-    a >= 0 && b > a
-      ? text.slice(0, a) + block + text.slice(b + END.length)
-      : `${text.trimEnd()}\n\n${block}\n`,
-  );
+function renderVisibility(v: VisibilityBenchResult): string {
+  const o = v.options;
+  const cpu = Object.values(v.cpu.processes);
+  return `### 3. Visibility latency
+
+Stack from \`test/support/stack.ts\` (\`startTestStack\`): fresh database, gateway and api in the benchmark
+process, the projector as shipped (\`services/projector/src/main.ts\`) as a child process. Background load: an open
+loop posting batches of ${o.batchSize} realistic events on a fixed schedule (${fmtInt(o.eventsPerSecond)} events/s offered, at most
+${o.maxInFlight} requests in flight). After ${o.warmupMs / 1000} s, ${o.probes} probes, one every ${o.probeIntervalMs} ms: each is one
+\`agent.custom\` event in a session of its own, sent alone in a \`POST /v1/events\`. **Measured**: from the
+probe's 202 (the gateway has it in Kafka) to the arrival of the first answer of
+\`GET /v1/events?type=agent.custom\` on the api that lists it (one poller, next poll ${o.pollMs} ms after the previous
+answer) — an upper bound; the lower bound is the start of that poll. The resolution is the poll period.
+
+| accepted events/s | skipped batches | probes seen | p50 | p95 | max | lower bound p50 / p95 | poll period | p50 first → last quarter | backlog when the probes ended | load POST p50 / p95 | CPU benchmark process / projector |
+| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
+| ${fmtInt(v.acceptedPerSecond)} | ${v.skippedBatches} | ${v.probesSeen} / ${v.probesSent} | ${latency(v.p50Ms, o.settleMs)} | ${latency(v.p95Ms, o.settleMs)} | ${latency(v.maxMs, o.settleMs)} | ${fmtMs(v.lowerP50Ms)} / ${fmtMs(v.lowerP95Ms)} | ${fmtMs(v.pollPeriodMs)} | ${fmtMs(v.firstQuarterP50Ms)} → ${fmtMs(v.lastQuarterP50Ms)} | ${fmtInt(v.backlogAtEnd)} events | ${fmtMs(v.loadPostP50Ms)} / ${fmtMs(v.loadPostP95Ms)} | ${cpu.map((c) => `${c} %`).join(' / ')} |`;
+}
+
+/** The markdown of the ingest section of docs/benchmarks.md (what goes between its markers). */
+export function renderIngestSection(r: IngestResults): string {
+  return [
+    renderHeader(r),
+    renderGateway(r.gateway),
+    renderProjector(r.projector),
+    renderVisibility(r.visibility),
+  ].join('\n\n');
 }

@@ -2,7 +2,6 @@ import { newId, type AgentEvent } from '@agent-warden/contracts';
 import type { Trajectory } from '../../scripts/replay/trajectories';
 import { startTestStack } from '../../test/support/stack';
 import type { Cleanup } from '../lib/cleanup';
-import { spawnTsx } from '../lib/child';
 import { cpuWindow, type CpuWindow } from '../lib/cpu';
 import { identifyAgents, postEvents } from '../lib/http';
 import { percentile, sleep } from '../lib/stats';
@@ -26,11 +25,6 @@ export interface VisibilityBenchOptions {
   settleMs: number;
   /** Most background requests in flight; beyond it a due batch is skipped (counted). */
   maxInFlight: number;
-  /**
-   * `shipped`: `services/projector/src/main.ts` (the stack's own child process); `raw-insert`: the
-   * prototype (`bench/lib/projector-main.ts`, the events insert as one raw statement).
-   */
-  projector: 'shipped' | 'raw-insert';
 }
 
 /** Results of part 3. */
@@ -68,7 +62,7 @@ export interface VisibilityBenchResult {
 
 /**
  * Part 3: on the real stack (`startTestStack`: fresh database, gateway + api in this process,
- * projector as a child process — the shipped one or the prototype, see `o.projector`), offers a
+ * the projector as shipped — `services/projector/src/main.ts` — as a child process), offers a
  * steady background load of realistic events at a fixed rate, and sends probes — one
  * `agent.custom` event each, in a session of its own, in its own `POST /v1/events`. For each probe
  * it measures the time from the POST's 202 to the first answer of
@@ -82,13 +76,7 @@ export async function benchVisibility(
 ): Promise<VisibilityBenchResult> {
   const stack = await startTestStack({ projector: false });
   cleanup.add('stop the stack', () => stack.stop());
-  let projectorPid: number;
-  if (o.projector === 'shipped') projectorPid = (await stack.startProjector()).child.pid!;
-  else {
-    const p = spawnTsx('bench/lib/projector-main.ts', { ...stack.env, PORT: '0' });
-    cleanup.add('stop the prototype projector', () => p.stop());
-    projectorPid = p.pid;
-  }
+  const projectorPid = (await stack.startProjector()).child.pid!;
   const agents = await identifyAgents(stack.gatewayUrl, stack.apiKey, agentsOf(trajectories));
   const stream = new EventStream(trajectories, agents);
   const probeAgent: AgentIds = agents.values().next().value!;
