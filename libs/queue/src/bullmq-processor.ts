@@ -1,4 +1,4 @@
-import { Worker, type Job } from 'bullmq';
+import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { QueueName, QueuePayloads } from '@agent-warden/contracts';
 import type { Logger } from '@agent-warden/observability';
@@ -32,9 +32,19 @@ export async function startBullMqProcessor<N extends QueueName>(
   const { concurrency, attempts, backoffMs } = resolveProcessOptions(options.process);
   const logger = options.logger.child({ queue: name });
 
+  // Used to release a started job's debounce key, so that an enqueue arriving while the job runs
+  // makes a new job (docs/decisions.md "Job queue debounce") instead of being deduplicated away.
+  const keys = new Queue(name, { connection, prefix });
+  const releaseDebounceKey = async (job: Job<QueuePayloads[N]>) => {
+    const key = job.opts.deduplication?.id;
+    if (key === undefined) return;
+    if ((await keys.getDeduplicationJobId(key)) === job.id) await keys.removeDeduplicationKey(key);
+  };
+
   const worker = new Worker<QueuePayloads[N]>(
     name,
     async (job: Job<QueuePayloads[N]>) => {
+      await releaseDebounceKey(job);
       try {
         await handler(job.data, {
           id: job.id!,
@@ -70,6 +80,7 @@ export async function startBullMqProcessor<N extends QueueName>(
     close: () =>
       (closing ??= (async () => {
         await worker.close();
+        await keys.close();
         await closeRedis(connection);
       })()),
   };
