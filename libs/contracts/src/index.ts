@@ -8,6 +8,7 @@ export * from './events';
 export * from './ingest';
 export * from './guard';
 export * from './policy';
+export * from './policy-api';
 export * from './problem';
 export * from './cloudevents';
 export * from './topics';

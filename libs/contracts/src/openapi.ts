@@ -10,6 +10,25 @@ import {
 import { EventBatchRequest, EventBatchResponse } from './ingest';
 import { AgentEvent } from './events';
 import { Problem } from './problem';
+import { PolicyInput } from './policy';
+import {
+  AuditEntryView,
+  AuditQuery,
+  BacktestRequest,
+  BacktestResponse,
+  DryRunRequest,
+  DryRunResponse,
+  PolicyExport,
+  PolicyExportQuery,
+  PolicyImportRequest,
+  PolicyImportResult,
+  PolicyListQuery,
+  PolicyUpdateRequest,
+  PolicyVersionView,
+  PolicyVersionsQuery,
+  PolicyView,
+  ProjectSettings,
+} from './policy-api';
 import {
   AgentView,
   EventStatsView,
@@ -32,6 +51,146 @@ const common = {
   '400': problem('Invalid body or parameters; `errors` names each offending path'),
   '401': problem('Missing or unknown API key'),
   '403': problem('The key lacks the scope, or the resource belongs to another project'),
+};
+
+const policyParam = { path: z.object({ policyId: z.string() }) };
+const policyNotFound = { '404': problem('Unknown (or deleted) policy') };
+
+/** Policy management, dry run and backtest, project settings and the audit log (docs/guardrails.md). */
+const policyPaths = {
+  '/v1/policies': {
+    get: {
+      summary: 'Policies of the project by name, with filters (read scope)',
+      requestParams: { query: PolicyListQuery },
+      responses: { '200': json(Page(PolicyView, 'PolicyPage'), 'A page of policies'), ...common },
+    },
+    post: {
+      summary: 'Create a policy (admin scope); version 1',
+      requestBody: { content: { 'application/json': { schema: PolicyInput } } },
+      responses: {
+        '201': json(PolicyView, 'The stored policy'),
+        ...common,
+        '409': problem('A policy of the project already has this name'),
+      },
+    },
+  },
+  '/v1/policies/import': {
+    post: {
+      summary: 'Import a policy set, all or nothing (admin scope)',
+      requestBody: { content: { 'application/json': { schema: PolicyImportRequest } } },
+      responses: {
+        '200': json(PolicyImportResult, 'What was created, updated or skipped'),
+        ...common,
+        '409': problem('Names already in use (onConflict: fail)'),
+      },
+    },
+  },
+  '/v1/policies/export': {
+    get: {
+      summary: 'Export the policies as an importable set (read scope)',
+      requestParams: { query: PolicyExportQuery },
+      responses: { '200': json(PolicyExport, 'The policy set'), ...common },
+    },
+  },
+  '/v1/policies/dry-run': {
+    post: {
+      summary: 'Try a draft or stored policy on one call (admin scope; nothing is stored)',
+      requestBody: { content: { 'application/json': { schema: DryRunRequest } } },
+      responses: {
+        '200': json(DryRunResponse, 'Whether it matches, with the reason'),
+        ...common,
+        ...policyNotFound,
+      },
+    },
+  },
+  '/v1/policies/backtest': {
+    post: {
+      summary: "Evaluate a draft or stored policy over the project's stored tool calls (admin scope)",
+      requestBody: { content: { 'application/json': { schema: BacktestRequest } } },
+      responses: {
+        '200': json(BacktestResponse, 'Counts and a page of matches'),
+        ...common,
+        ...policyNotFound,
+      },
+    },
+  },
+  '/v1/policies/{policyId}': {
+    get: {
+      summary: 'One policy, deleted ones included (read scope)',
+      requestParams: policyParam,
+      responses: { '200': json(PolicyView, 'The policy'), ...common, ...policyNotFound },
+    },
+    put: {
+      summary: 'Replace a policy (admin scope); a new version each time',
+      requestParams: policyParam,
+      requestBody: { content: { 'application/json': { schema: PolicyUpdateRequest } } },
+      responses: {
+        '200': json(PolicyView, 'The new version'),
+        ...common,
+        ...policyNotFound,
+        '409': problem('Name in use, or expectedVersion is stale'),
+      },
+    },
+    delete: {
+      summary: 'Delete a policy (soft: kept with deletedAt, versions stay readable; admin scope)',
+      requestParams: policyParam,
+      responses: { '204': { description: 'Deleted' }, ...common, ...policyNotFound },
+    },
+  },
+  '/v1/policies/{policyId}/enable': {
+    post: {
+      summary: 'Enable a policy (admin scope); a new version unless already enabled',
+      requestParams: policyParam,
+      responses: { '200': json(PolicyView, 'The policy'), ...common, ...policyNotFound },
+    },
+  },
+  '/v1/policies/{policyId}/disable': {
+    post: {
+      summary: 'Disable a policy (admin scope); a new version unless already disabled',
+      requestParams: policyParam,
+      responses: { '200': json(PolicyView, 'The policy'), ...common, ...policyNotFound },
+    },
+  },
+  '/v1/policies/{policyId}/versions': {
+    get: {
+      summary: 'Versions of a policy, newest first (read scope)',
+      requestParams: { ...policyParam, query: PolicyVersionsQuery },
+      responses: {
+        '200': json(Page(PolicyVersionView, 'PolicyVersionPage'), 'Versions'),
+        ...common,
+        ...policyNotFound,
+      },
+    },
+  },
+  '/v1/policies/{policyId}/versions/{version}': {
+    get: {
+      summary: 'One version of a policy (read scope)',
+      requestParams: { path: z.object({ policyId: z.string(), version: z.string() }) },
+      responses: {
+        '200': json(PolicyVersionView, 'The version'),
+        ...common,
+        '404': problem('Unknown version'),
+      },
+    },
+  },
+  '/v1/projects/current/settings': {
+    get: {
+      summary: "The key's project settings (read scope)",
+      responses: { '200': json(ProjectSettings, 'Settings'), ...common },
+    },
+    put: {
+      summary: 'Set the default decision (admin scope)',
+      requestBody: { content: { 'application/json': { schema: ProjectSettings } } },
+      responses: { '200': json(ProjectSettings, 'Settings'), ...common },
+    },
+  },
+  '/v1/audit': {
+    get: {
+      summary: 'Audit log of policy and settings changes, newest first (admin scope)',
+      requestParams: { query: AuditQuery },
+      responses: { '200': json(Page(AuditEntryView, 'AuditPage'), 'A page of audit records'), ...common },
+    },
+  },
 };
 
 /**
@@ -150,6 +309,7 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
           responses: { '200': json(EventStatsView, 'Counts'), ...common },
         },
       },
+      ...policyPaths,
       '/health': {
         get: { summary: 'Liveness', security: [], responses: { '200': { description: 'Alive' } } },
       },

@@ -27,14 +27,16 @@ export type Condition = z.infer<typeof Condition>;
 
 /** A match tree of `all` / `any` / `not` over leaf conditions. */
 export type MatchNode = Condition | { all: MatchNode[] } | { any: MatchNode[] } | { not: MatchNode };
-export const MatchNode: z.ZodType<MatchNode> = z.lazy(() =>
-  z.union([
-    z.object({ all: z.array(MatchNode).min(1) }).strict(),
-    z.object({ any: z.array(MatchNode).min(1) }).strict(),
-    z.object({ not: MatchNode }).strict(),
-    Condition.strict(),
-  ]),
-);
+export const MatchNode: z.ZodType<MatchNode> = z
+  .lazy(() =>
+    z.union([
+      z.object({ all: z.array(MatchNode).min(1) }).strict(),
+      z.object({ any: z.array(MatchNode).min(1) }).strict(),
+      z.object({ not: MatchNode }).strict(),
+      Condition.strict(),
+    ]),
+  )
+  .meta({ id: 'MatchNode' });
 
 /** Approval settings of a `require_approval` policy. Timeout outcome defaults to `deny` (fail closed). */
 export const PolicyApproval = z.object({

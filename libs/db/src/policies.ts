@@ -36,15 +36,49 @@ export async function loadActivePolicies(
   return { policies, defaults: new Map(projects.map((p) => [p.id, p.defaultDecision])) };
 }
 
+/** Enabled, not deleted policies of one project (a backtest's baseline), by name. */
+export async function loadProjectPolicies(db: PrismaClient, projectId: string): Promise<PolicyRow[]> {
+  return db.policy.findMany({
+    where: { projectId, enabled: true, deletedAt: null },
+    select: {
+      id: true,
+      projectId: true,
+      name: true,
+      version: true,
+      enabled: true,
+      decision: true,
+      match: true,
+      approval: true,
+    },
+    orderBy: { name: 'asc' },
+  });
+}
+
 /**
- * A cheap fingerprint of the policy set and project defaults: changes whenever a policy or a
- * default decision changes, so gateways reload only then.
+ * A fingerprint of everything the gateways' engines depend on: an MD5 over every policy's
+ * `(id, version, enabled, deleted_at, updated_at)` and every project's default decision. Any write
+ * through the policy API changes it — a new version (update, enable, disable), a soft delete, a
+ * default-decision change — and so does a direct SQL edit that touches `updated_at`. Gateways poll
+ * it (one small query) and reload only when it changes. Cost: one scan of `policies` and
+ * `projects`, which hold a few thousand rows at most.
  */
 export async function policyFingerprint(db: PrismaClient): Promise<string> {
   const rows = await db.$queryRaw<{ fp: string }[]>`
     SELECT concat_ws(':',
-      (SELECT count(*) FROM policies), (SELECT coalesce(max(updated_at)::text, '') FROM policies),
-      (SELECT coalesce(sum(version), 0) FROM policies),
-      (SELECT coalesce(string_agg(default_decision, ',' ORDER BY id), '') FROM projects)) AS fp`;
+      (SELECT count(*) FROM policies),
+      (SELECT md5(coalesce(string_agg(concat_ws('/', id::text, version::text, enabled::text,
+                coalesce(deleted_at::text, '-'), updated_at::text), ',' ORDER BY id), ''))
+         FROM policies),
+      (SELECT md5(coalesce(string_agg(id::text || '=' || default_decision, ',' ORDER BY id), ''))
+         FROM projects)) AS fp`;
   return rows[0]?.fp ?? '';
 }
+
+// The policy administration modules (versions, audit, settings, backtest scan) are exported with
+// this one, so that `@agent-warden/db`'s index needs no change.
+export * from './audit';
+export * from './policy-admin';
+export * from './policy-queries';
+export * from './project-settings';
+export * from './tool-call-scan';
+export { withProjectLock } from './policy-tx';

@@ -3,6 +3,8 @@ import { findApiKeyByHash, type PrismaClient } from '@agent-warden/db';
 import { apiKeyAuth, healthRouter, notFoundHandler, problemHandler } from '@agent-warden/http';
 import type { Logger } from '@agent-warden/observability';
 import { approvalsRouter } from './routes/approvals';
+import { backtestRouter } from './routes/backtest';
+import { policiesRouter } from './routes/policies';
 import { readRouter } from './routes/read';
 
 /** What the api's routes need. */
@@ -11,7 +13,7 @@ export interface ApiDeps {
   logger: Logger;
 }
 
-/** The api's `/v1` routes (read scope), to mount on the api or the standalone app. */
+/** The api's `/v1` routes (read API, approvals, policies), to mount on the api or the standalone app. */
 export function apiRoutes(deps: ApiDeps): Router {
   const resolve = (hash: string) => findApiKeyByHash(deps.db, hash);
   const read = apiKeyAuth(resolve, 'read');
@@ -19,6 +21,8 @@ export function apiRoutes(deps: ApiDeps): Router {
   const r = Router();
   r.use(readRouter({ auth: read, db: deps.db }));
   r.use(approvalsRouter({ auth: admin, db: deps.db }));
+  r.use(backtestRouter({ auth: admin, db: deps.db }));
+  r.use(policiesRouter({ read, admin, db: deps.db }));
   return r;
 }
 

@@ -16,7 +16,7 @@ import { IntEnv, ListEnv } from '@agent-warden/config';
  * | `WARDEN_MAX_EVENTS_PER_BATCH` | 500 | events per request (413) |
  * | `WARDEN_MAX_EVENT_BYTES` | 256 KiB | bytes per event (rejected `event_too_large`) |
  * | `WARDEN_APPROVAL_TIMEOUT_SECONDS` | 300 | approval deadline when the policy sets none |
- * | `WARDEN_POLICY_REFRESH_MS` | 1000 | how often policies are reloaded |
+ * | `WARDEN_POLICY_REFRESH_MS` | 500 | how often the policy fingerprint is checked (a change reaches every gateway within a second) |
  * | `LOG_LEVEL` | info | pino level |
  */
 export const GatewayConfig = z.object({
@@ -29,7 +29,7 @@ export const GatewayConfig = z.object({
   WARDEN_MAX_EVENTS_PER_BATCH: IntEnv.min(1).default(INGEST_LIMITS.maxEventsPerBatch),
   WARDEN_MAX_EVENT_BYTES: IntEnv.min(256).default(INGEST_LIMITS.maxEventBytes),
   WARDEN_APPROVAL_TIMEOUT_SECONDS: IntEnv.min(1).default(300),
-  WARDEN_POLICY_REFRESH_MS: IntEnv.min(100).default(1000),
+  WARDEN_POLICY_REFRESH_MS: IntEnv.min(100).default(500),
   LOG_LEVEL: z.string().default('info'),
 });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;

@@ -17,7 +17,7 @@ export class PolicyStore {
   constructor(
     private readonly db: PrismaClient,
     private readonly logger: Logger,
-    private readonly refreshMs = 1_000,
+    private readonly refreshMs = 500,
   ) {}
 
   /** Loads once and starts the refresh timer. Throws when the first load fails. */
