@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import { replayFiles } from './replay';
 
@@ -5,6 +6,8 @@ const USAGE = `usage: npm run replay -- [--url URL] [--api-key KEY] [--mode moni
   --url       service base URL (default $WARDEN_BASE_URL or http://127.0.0.1:7400)
   --api-key   API key (default $WARDEN_API_KEY)
   --api-url   where to read the counts back (stack mode: the api service; default --url)
+  --policies  a policy set (examples/policies/*.json) imported first (admin key; existing names updated)
+  --mode      monitor (default) or enforce; enforce prints per-label blocked / held-for-approval counts
 Prints one JSON line: {"trajectories","events_sent","events_stored","duplicates","missing","decisions":{...}}`;
 
 /** `npm run replay`: replays trajectory files through the TypeScript client and prints the summary read back. */
@@ -15,6 +18,7 @@ async function main(): Promise<void> {
       url: { type: 'string' },
       'api-key': { type: 'string' },
       'api-url': { type: 'string' },
+      policies: { type: 'string' },
       mode: { type: 'string', default: 'monitor' },
       concurrency: { type: 'string', default: '8' },
       limit: { type: 'string' },
@@ -34,21 +38,44 @@ async function main(): Promise<void> {
     console.error(`--mode must be monitor or enforce, not ${values.mode}`);
     process.exit(2);
   }
+  const baseUrl = (values.url ?? process.env.WARDEN_BASE_URL ?? 'http://127.0.0.1:7400').replace(/\/+$/, '');
+  const apiUrl = values['api-url']?.replace(/\/+$/, '') ?? baseUrl;
+  if (values.policies) await importPolicies(apiUrl, apiKey, values.policies);
   const summary = await replayFiles({
     files: positionals,
-    baseUrl: (values.url ?? process.env.WARDEN_BASE_URL ?? 'http://127.0.0.1:7400').replace(/\/+$/, ''),
+    baseUrl,
     apiKey,
     mode: values.mode,
-    statsUrl: values['api-url']?.replace(/\/+$/, ''),
+    statsUrl: apiUrl,
     concurrency: Number(values.concurrency),
     limit: values.limit ? Number(values.limit) : undefined,
   });
-  const { trajectories, events_sent, events_stored, duplicates, missing, decisions, stopped } = summary;
-  process.stdout.write(
-    JSON.stringify({ trajectories, events_sent, events_stored, duplicates, missing, decisions, stopped }) +
-      '\n',
-  );
+  const { trajectories, events_sent, events_stored, duplicates, missing, decisions, stopped, byLabel } =
+    summary;
+  const line: Record<string, unknown> = {
+    trajectories,
+    events_sent,
+    events_stored,
+    duplicates,
+    missing,
+    decisions,
+  };
+  if (values.mode === 'enforce') Object.assign(line, { stopped, by_label: byLabel });
+  process.stdout.write(JSON.stringify(line) + '\n');
   process.exit(missing === 0 && duplicates === 0 ? 0 : 1);
+}
+
+/** Imports a policy set file (`POST /v1/policies/import`, names that exist are updated) and waits for gateways to load it. */
+async function importPolicies(apiUrl: string, apiKey: string, file: string): Promise<void> {
+  const set = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const res = await fetch(`${apiUrl}/v1/policies/import`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ ...set, onConflict: 'update' }),
+  });
+  if (!res.ok) throw new Error(`policy import answered ${res.status}: ${await res.text()}`);
+  // Gateways check for policy changes every 500 ms.
+  await new Promise((r) => setTimeout(r, 1500));
 }
 
 main().catch((err) => {

@@ -22,6 +22,11 @@ export interface ReplayOptions {
   settleTimeoutMs?: number;
   /** Where to read the counts back (the api); default `baseUrl` (standalone serves both). */
   statsUrl?: string;
+  /**
+   * Enforce mode: how long the replay waits on an approval before counting the call as held
+   * (client-side `approvalTimeoutMs`, default 1000 ms); nobody approves during a replay.
+   */
+  approvalWaitMs?: number;
   /** Called after each trajectory (progress). */
   onTrajectory?: (done: number) => void;
 }
@@ -36,9 +41,41 @@ export interface ReplaySummary {
   decisions: Record<string, number>;
   /** Tool calls stopped by the client in enforce mode, by reason. */
   stopped: Record<string, number>;
+  /** Per trajectory label (see {@link labelOf}): tool calls, and how many were blocked or held for approval. */
+  byLabel: Record<string, LabelCounts>;
   /** Agent version ids this replay used (its events are counted through them). */
   agentVersionIds: string[];
   client: { dropped: number; failed: number; rejected: number; retries: number };
+}
+
+/** Tool calls of one label and what enforce mode did with them. */
+export interface LabelCounts {
+  trajectories: number;
+  toolCalls: number;
+  blocked: number;
+  heldForApproval: number;
+}
+
+/**
+ * The label of a trajectory for guardrail figures: `<source>:<kind>` where kind is
+ * `attack_succeeded` / `attack_failed` (AgentDojo runs with an injection, by whether the attacker's
+ * goal was reached), `injection_goal_as_user_task` (the attacker's goal asked directly) or `benign`.
+ */
+export function labelOf(t: Trajectory): string {
+  const source = t.trajectory_id.split('/')[0] ?? 'unknown';
+  const l = t.labels as {
+    is_injection_attack?: boolean;
+    attack_succeeded?: boolean | null;
+    user_task_is_injection_goal?: boolean;
+  };
+  const kind = l.user_task_is_injection_goal
+    ? 'injection_goal_as_user_task'
+    : l.is_injection_attack
+      ? l.attack_succeeded
+        ? 'attack_succeeded'
+        : 'attack_failed'
+      : 'benign';
+  return `${source}:${kind}`;
 }
 
 interface Stats {
@@ -72,7 +109,10 @@ async function replayOne(
   o: ReplayOptions,
   replayId: string,
   stopped: Record<string, number>,
+  byLabel: Record<string, LabelCounts>,
 ): Promise<{ sent: number; agentVersionId?: string; stats: ReturnType<WardenClient['stats']> }> {
+  const counts = (byLabel[labelOf(t)] ??= { trajectories: 0, toolCalls: 0, blocked: 0, heldForApproval: 0 });
+  counts.trajectories += 1;
   const client = new WardenClient({
     baseUrl: o.baseUrl,
     apiKey: o.apiKey,
@@ -81,6 +121,7 @@ async function replayOne(
     mode: o.mode ?? 'monitor',
     flushIntervalMs: 1000,
     failMode: 'open',
+    approvalTimeoutMs: o.approvalWaitMs ?? 1000,
   });
   await client.ready();
   client.startSession({
@@ -94,6 +135,7 @@ async function replayOne(
           client.trackMessage({ role: step.role, content: step.content ?? '' });
           continue;
         }
+        counts.toolCalls += 1;
         try {
           await client.withTool(
             { name: step.tool || '<empty-function-name>', arguments: step.arguments ?? {} },
@@ -114,6 +156,8 @@ async function replayOne(
                     ? 'guard_unavailable'
                     : undefined;
           if (reason) stopped[reason] = (stopped[reason] ?? 0) + 1;
+          if (reason === 'blocked') counts.blocked += 1;
+          if (reason === 'approval_denied' || reason === 'approval_expired') counts.heldForApproval += 1;
           // Logged tool errors are part of the trajectory: recorded as agent.tool.failed, then go on.
         }
       }
@@ -134,6 +178,7 @@ async function replayOne(
 export async function replayFiles(o: ReplayOptions): Promise<ReplaySummary> {
   const replayId = newId();
   const stopped: Record<string, number> = {};
+  const byLabel: Record<string, LabelCounts> = {};
   const versions = new Set<string>();
   const totals = { sent: 0, dropped: 0, failed: 0, rejected: 0, retries: 0 };
   let trajectories = 0;
@@ -141,7 +186,7 @@ export async function replayFiles(o: ReplayOptions): Promise<ReplaySummary> {
   const inFlight = new Set<Promise<void>>();
 
   const run = async (t: Trajectory) => {
-    const r = await replayOne(t, o, replayId, stopped);
+    const r = await replayOne(t, o, replayId, stopped, byLabel);
     if (r.agentVersionId) versions.add(r.agentVersionId);
     totals.sent += r.sent;
     totals.dropped += r.stats.dropped;
@@ -180,6 +225,7 @@ export async function replayFiles(o: ReplayOptions): Promise<ReplaySummary> {
     missing: Math.max(0, totals.sent - stats.events),
     decisions: stats.decisions as Record<Decision, number>,
     stopped,
+    byLabel,
     agentVersionIds: ids,
     client: {
       dropped: totals.dropped,
