@@ -2,7 +2,7 @@
 # The README's test command (`npm test`): generates the Prisma client, starts real PostgreSQL,
 # Kafka and Redis on loopback (infra/services.sh; installs Redis and fetches Kafka from Maven
 # Central when missing), then runs the unit and the integration suites. A suite whose service is
-# missing fails; none is skipped.
+# missing fails; none is skipped. Then the Python client's suites (clients/python/run-tests.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,3 +16,4 @@ npx tsc -p tsconfig.json --noEmit
 npm run --silent lint
 npx jest --selectProjects unit "$@"
 npx jest --selectProjects integration --runInBand "$@"
+bash clients/python/run-tests.sh

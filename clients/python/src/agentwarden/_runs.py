@@ -1,0 +1,215 @@
+"""Runs: ``with_run`` as a context manager (``with`` / ``async with``) and a decorator."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import time
+from typing import TYPE_CHECKING, Any, Mapping, Optional, Tuple, TypeVar, Callable, cast
+
+from ._context import Scope
+from ._serialize import to_json_object, truncate
+from ._tools import GuardSpan, ToolSpan, is_cancel
+from ._track import (
+    client_id,
+    elapsed_ms,
+    error_info,
+    record_tool,
+    track_action,
+    track_custom,
+    track_event,
+    track_message,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._runtime import Runtime
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+# -- runs ---------------------------------------------------------------------------------------
+
+
+class RunContext:
+    """The run a ``with_run`` block runs in. Its methods attach to this run even when called from
+    another thread; ``client.with_tool(...)`` inside the block attaches too (context variable).
+
+    Attributes:
+        run_id: id (UUIDv7) of the run.
+        session_id: id of the run's session.
+        name: name of the run.
+        output_summary: set it to send a summary with ``agent.run.completed`` (<= 10,000 chars).
+    """
+
+    def __init__(self, rt: "Runtime", scope: Scope, name: Optional[str]) -> None:
+        self._rt = rt
+        self._scope = scope
+        self.run_id: str = cast(str, scope.run_id)
+        self.session_id: str = scope.session_id
+        self.name = name
+        self.output_summary: Optional[str] = None
+        self._cancelled = False
+
+    def cancel(self) -> None:
+        """Marks the run ``cancelled``: it completes with that status when the block ends."""
+        self._cancelled = True
+
+    @property
+    def is_cancelled(self) -> bool:
+        return self._cancelled
+
+    def with_run(self, name: Optional[str] = None, **options: Any) -> "RunSpan":
+        """A child run of this run (same options as ``client.with_run``)."""
+        return RunSpan(self._rt, name, parent=self._scope, **options)
+
+    def with_tool(self, name: Optional[str] = None, **options: Any) -> "ToolSpan":
+        """``with_tool`` in this run; see ``WardenClient.with_tool``."""
+        return ToolSpan(self._rt, name, scope=self._scope, **options)
+
+    def with_guard(self, **guard_input: Any) -> "GuardSpan":
+        """``with_guard`` in this run; see ``WardenClient.with_guard``."""
+        return GuardSpan(self._rt, scope=self._scope, **guard_input)
+
+    def record_tool(self, name: str, **options: Any) -> str:
+        """``record_tool`` in this run."""
+        return record_tool(self._rt, self._scope, name, **options)
+
+    def track(self, name: str, data: Any = None) -> str:
+        """``track`` in this run (``agent.custom``)."""
+        return track_custom(self._rt, self._scope, name, data)
+
+    def track_action(self, action_type: str, name: str, **options: Any) -> str:
+        """``track_action`` in this run (``agent.action.performed``)."""
+        return track_action(self._rt, self._scope, action_type, name, **options)
+
+    def track_message(self, role: str, content: Any) -> str:
+        """``track_message`` in this run (``agent.message.logged``)."""
+        return track_message(self._rt, self._scope, role, content)
+
+    def track_event(self, type: str, data: Mapping[str, Any], *, parent_id: Optional[str] = None) -> str:
+        """``track_event`` in this run."""
+        return track_event(self._rt, self._scope, type, data, run_id=None, parent_id=parent_id)
+
+
+class RunSpan:
+    """What ``with_run(...)`` returns: ``with`` / ``async with`` it (yields a :class:`RunContext`),
+    or decorate a function with it (each call is a run).
+
+    ``agent.run.started`` on entry; ``agent.run.completed`` on exit with status ``succeeded``,
+    ``failed`` (an exception; it propagates), or ``cancelled`` (``run.cancel()``,
+    ``asyncio.CancelledError``, ``KeyboardInterrupt``), ``durationMs`` and ``output_summary``; then
+    a flush, before the block's exception or result goes on.
+    """
+
+    def __init__(
+        self,
+        rt: "Runtime",
+        name: Optional[str] = None,
+        *,
+        input_summary: Optional[str] = None,
+        attributes: Optional[Mapping[str, Any]] = None,
+        run_id: Optional[str] = None,
+        parent: Optional[Scope] = None,
+    ) -> None:
+        self._rt = rt
+        self._name = name
+        self._input_summary = input_summary
+        self._attributes = attributes
+        self._run_id = run_id
+        self._parent = parent
+        self._state: Optional[Tuple[Any, ...]] = None
+
+    def _open(self) -> RunContext:
+        if self._state is not None:
+            raise RuntimeError("this with_run(...) is already entered; call with_run(...) again for another run")
+        rt = self._rt
+        parent = self._parent or rt.current_scope()
+        run_id = client_id(rt, self._run_id, "run_id")
+        name = truncate(self._name, 200)
+        started_id = rt.recorder.emit(
+            "agent.run.started",
+            {
+                "name": name,
+                "inputSummary": truncate(self._input_summary, 10_000),
+                "attributes": to_json_object(self._attributes),
+            },
+            parent.session_id,
+            run_id,
+            parent.run_started_event_id if parent.run_id else None,
+        )
+        scope = Scope(parent.session_id, run_id, started_id)
+        run = RunContext(rt, scope, name)
+        run._scope = scope = scope._replace(run=run)
+        token = rt.scope_var.set(scope)
+        self._state = (run, token, time.perf_counter(), started_id)
+        return run
+
+    def _close(self, exc: Optional[BaseException]) -> None:
+        if self._state is None:
+            return
+        run, token, t0, started_id = self._state
+        self._state = None
+        if exc is None:
+            status = "cancelled" if run.is_cancelled else "succeeded"
+        else:
+            status = "cancelled" if run.is_cancelled or is_cancel(exc) else "failed"
+        self._rt.recorder.emit(
+            "agent.run.completed",
+            {
+                "status": status,
+                "outputSummary": truncate(run.output_summary, 10_000),
+                "error": error_info(exc) if exc is not None else None,
+                "durationMs": elapsed_ms(t0),
+            },
+            run.session_id,
+            run.run_id,
+            started_id,
+        )
+        try:
+            self._rt.scope_var.reset(token)
+        except ValueError:  # exited in another context than entered: restore the parent run
+            self._rt.scope_var.set(self._parent if self._parent is not None and self._parent.run_id else None)
+
+    def __enter__(self) -> RunContext:
+        return self._open()
+
+    def __exit__(self, exc_type: Any, exc: Optional[BaseException], tb: Any) -> None:
+        self._close(exc)
+        self._rt.flush()
+
+    async def __aenter__(self) -> RunContext:
+        return self._open()
+
+    async def __aexit__(self, exc_type: Any, exc: Optional[BaseException], tb: Any) -> None:
+        self._close(exc)
+        if self._rt.enabled:
+            await asyncio.wrap_future(self._rt.executor().submit(self._rt.flush))
+
+    def _again(self, default_name: Optional[str]) -> "RunSpan":
+        return RunSpan(
+            self._rt,
+            self._name or default_name,
+            input_summary=self._input_summary,
+            attributes=self._attributes,
+            parent=self._parent,
+        )
+
+    def __call__(self, fn: F) -> F:
+        """Decorates ``fn``: each call runs as a run named after the function (unless named)."""
+        default = getattr(fn, "__qualname__", None)
+        if inspect.iscoroutinefunction(fn):
+
+            @functools.wraps(fn)
+            async def arun(*args: Any, **kwargs: Any) -> Any:
+                async with self._again(default):
+                    return await fn(*args, **kwargs)
+
+            return cast(F, arun)
+
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            with self._again(default):
+                return fn(*args, **kwargs)
+
+        return cast(F, run)
