@@ -1,0 +1,100 @@
+import { percentile } from '../lib/stats';
+
+/** Latencies of an open-loop run, ms (measured window only). */
+export interface OpenLoopResult {
+  rate: number;
+  seconds: number;
+  requests: number;
+  errors: number;
+  firstError?: string;
+  /** From each request's scheduled send time to its answer (includes any queueing in the client). */
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+  /** From the actual send to the answer (service time), p99. */
+  serviceP99: number;
+  /** Most requests outstanding at once. */
+  maxInFlight: number;
+}
+
+/**
+ * Open-loop load: request `i` is due at `start + i / rate`, whatever the state of the earlier
+ * ones, so a slow answer does not delay later sends (no coordinated omission). A 1 ms timer sends
+ * every due request; latency is counted from the due time. The first `warmupMs` are not measured.
+ */
+export async function openLoop(o: {
+  rate: number;
+  warmupMs: number;
+  durationMs: number;
+  send: () => Promise<void>;
+}): Promise<OpenLoopResult> {
+  const interval = 1000 / o.rate;
+  const warm = Math.round((o.warmupMs / 1000) * o.rate);
+  const total = warm + Math.round((o.durationMs / 1000) * o.rate);
+  const latencies: number[] = [];
+  const service: number[] = [];
+  let errors = 0;
+  let firstError: string | undefined;
+  let inFlight = 0;
+  let maxInFlight = 0;
+  let done = 0;
+  let i = 0;
+  const start = performance.now() + 2;
+  await new Promise<void>((resolve) => {
+    const finish = () => {
+      done += 1;
+      if (done === total) resolve();
+    };
+    const fire = (scheduled: number, measured: boolean) => {
+      const sent = performance.now();
+      inFlight += 1;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      o.send()
+        .then(
+          () => {
+            const t = performance.now();
+            if (measured) {
+              latencies.push(t - scheduled);
+              service.push(t - sent);
+            }
+          },
+          (err: unknown) => {
+            const t = performance.now();
+            if (measured) {
+              errors += 1;
+              firstError ??= err instanceof Error ? err.message : String(err);
+              latencies.push(t - scheduled);
+              service.push(t - sent);
+            }
+          },
+        )
+        .finally(() => {
+          inFlight -= 1;
+          finish();
+        });
+    };
+    const tick = () => {
+      const now = performance.now();
+      while (i < total && start + i * interval <= now) {
+        fire(start + i * interval, i >= warm);
+        i += 1;
+      }
+      if (i < total) setTimeout(tick, 1);
+    };
+    setTimeout(tick, 1);
+  });
+  return {
+    rate: o.rate,
+    seconds: o.durationMs / 1000,
+    requests: latencies.length,
+    errors,
+    firstError,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+    max: percentile(latencies, 100),
+    serviceP99: percentile(service, 99),
+    maxInFlight,
+  };
+}
