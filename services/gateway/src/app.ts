@@ -62,11 +62,19 @@ export function jsonBody(limitBytes: number) {
   return express.json({ limit: limitBytes, type: ['application/json', 'application/*+json'] });
 }
 
-/** The gateway as its own HTTP app: health, OpenAPI, `/v1` routes, problem+json errors. */
-export function createGatewayApp(deps: GatewayDeps, isReady: () => boolean): Express {
+/**
+ * The gateway as its own HTTP app: health, OpenAPI, `/v1` routes, problem+json errors.
+ * `extraRoutes` are mounted first (benchmarks mount a bare baseline route on the same server).
+ */
+export function createGatewayApp(
+  deps: GatewayDeps,
+  isReady: () => boolean,
+  extraRoutes: Router[] = [],
+): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  for (const r of extraRoutes) app.use(r);
   app.use(healthRouter(isReady));
   app.use(jsonBody(deps.limits.maxBodyBytes));
   app.use(openApiRouter());

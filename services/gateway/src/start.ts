@@ -1,3 +1,4 @@
+import type { Router } from 'express';
 import { KafkaBus } from '@agent-warden/bus';
 import { TOPICS } from '@agent-warden/contracts';
 import { createPrisma } from '@agent-warden/db';
@@ -22,6 +23,7 @@ export interface RunningGateway {
 export async function start(
   config: GatewayConfig,
   logger: Logger = createLogger({ name: 'gateway', level: config.LOG_LEVEL }),
+  extraRoutes: Router[] = [],
 ): Promise<RunningGateway> {
   const db = createPrisma(config.DATABASE_URL);
   const bus = new KafkaBus({
@@ -52,6 +54,7 @@ export async function start(
       defaultApprovalTimeoutSeconds: config.WARDEN_APPROVAL_TIMEOUT_SECONDS,
     },
     () => ready && bus.isHealthy(),
+    extraRoutes,
   );
   const server = await listen(app, config.PORT);
   logger.info({ port: server.port }, 'gateway listening');
