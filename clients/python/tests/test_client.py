@@ -464,7 +464,6 @@ class TestDisabledClient:
 
 
 class TestFork:
-    @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
     @pytest.mark.filterwarnings("ignore:This process .* is multi-threaded, use of fork:DeprecationWarning")
     def test_the_child_gets_its_own_thread_and_session_and_the_parent_keeps_its_events(
         self, fake: FakeWarden, make_client: MakeClient
