@@ -73,12 +73,3 @@ export async function policyFingerprint(db: PrismaClient): Promise<string> {
          FROM projects)) AS fp`;
   return rows[0]?.fp ?? '';
 }
-
-// The policy administration modules (versions, audit, settings, backtest scan) are exported with
-// this one, so that `@agent-warden/db`'s index needs no change.
-export * from './audit';
-export * from './policy-admin';
-export * from './policy-queries';
-export * from './project-settings';
-export * from './tool-call-scan';
-export { withProjectLock } from './policy-tx';

@@ -13,3 +13,21 @@ export function decodeCursor(cursor: string): { time: Date; id: string } {
     throw validationError('malformed cursor', [{ path: 'cursor', message: 'not a cursor from this API' }]);
   return { time, id };
 }
+
+/**
+ * One keyset page from `limit + 1` rows fetched newest first: the first `limit` rows mapped by
+ * `view`, and the cursor of the last one when more rows follow (null at the end).
+ */
+export function toPage<R extends { id: string }, V>(
+  rows: R[],
+  limit: number,
+  view: (r: R) => V,
+  timeOf: (r: R) => Date,
+): { items: V[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    items: page.map(view),
+    nextCursor: rows.length > limit && last ? encodeCursor(timeOf(last), last.id) : null,
+  };
+}

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { PageQuery, Uuid, type Capability } from '@agent-warden/contracts';
 import { Prisma, type PrismaClient } from '@agent-warden/db';
 import { notFound, parseOr400, principalOf } from '@agent-warden/http';
-import { decodeCursor, encodeCursor } from '../cursor';
+import { decodeCursor, toPage } from '../cursor';
 import { eventView, runView, sessionView } from '../views';
 
 const SessionsQuery = PageQuery.extend({ agentId: Uuid.optional(), agentVersionId: Uuid.optional() });
@@ -68,12 +68,7 @@ export function readRouter(deps: { auth: RequestHandler; db: PrismaClient }): Ro
       orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
       take: q.limit + 1,
     });
-    const page = rows.slice(0, q.limit);
-    const last = page[page.length - 1];
-    res.json({
-      items: page.map(sessionView),
-      nextCursor: rows.length > q.limit && last ? encodeCursor(last.startedAt, last.id) : null,
-    });
+    res.json(toPage(rows, q.limit, sessionView, (r) => r.startedAt));
   });
 
   r.get('/v1/sessions/:sessionId', deps.auth, async (req, res) => {
@@ -108,12 +103,7 @@ export function readRouter(deps: { auth: RequestHandler; db: PrismaClient }): Ro
       orderBy: [{ time: 'desc' }, { id: 'desc' }],
       take: q.limit + 1,
     });
-    const page = rows.slice(0, q.limit);
-    const last = page[page.length - 1];
-    res.json({
-      items: page.map(eventView),
-      nextCursor: rows.length > q.limit && last ? encodeCursor(last.time, last.id) : null,
-    });
+    res.json(toPage(rows, q.limit, eventView, (r) => r.time));
   });
 
   r.get('/v1/stats/events', deps.auth, async (req, res) => {
