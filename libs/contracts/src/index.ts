@@ -16,3 +16,4 @@ export * from './read';
 export * from './ids';
 export { buildOpenApiDocument } from './openapi';
 export * from './queues';
+export * from './intelligence';
