@@ -9,6 +9,7 @@ export * from './policy-admin';
 export * from './policy-queries';
 export * from './project-settings';
 export * from './tool-call-scan';
+export * from './intelligence';
 export { withProjectLock } from './policy-tx';
 export * from './migrate';
 export * from './embedded';

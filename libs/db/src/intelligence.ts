@@ -1,0 +1,417 @@
+import {
+  newId,
+  PolicyInput,
+  type EventType,
+  type IntelligenceDraft,
+  type MatchedGuardrail,
+  type RecommendationStatus,
+  type RecommendationView,
+  type SessionIntelligenceView,
+  type SessionReadyReason,
+} from '@agent-warden/contracts';
+import type { SessionInput } from '@agent-warden/intelligence';
+import { Prisma, type PrismaClient } from './client';
+import type { Recommendation, SessionIntelligence } from './generated/prisma/client';
+import { recordAudit, type Actor } from './audit';
+import { createPolicy, PolicyNameConflictError } from './policy-admin';
+
+export type { Recommendation, SessionIntelligence };
+
+/**
+ * Runtime intelligence storage (DESIGN.md "Runtime intelligence"): what the worker reads about a
+ * session, the versioned `session_intelligence` rows with their recommendations, and the decisions
+ * people take on recommendations. Every query is scoped to one project.
+ */
+
+const iso = (d: Date) => d.toISOString();
+const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
+
+/**
+ * Everything the analysers read about one session (libs/intelligence `SessionInput`): the session
+ * with its agent's key, its runs (by start), its events ordered by `sequence`, its approvals and the
+ * guardrail evaluations recorded for it (dry runs excluded). Null when the project has no such session.
+ */
+export async function loadSessionForAnalysis(
+  db: PrismaClient,
+  projectId: string,
+  sessionId: string,
+): Promise<SessionInput | null> {
+  const s = await db.session.findFirst({ where: { id: sessionId, projectId } });
+  if (!s) return null;
+  const [agent, runs, events, approvals, evaluations] = await Promise.all([
+    db.agent.findFirst({ where: { id: s.agentId, projectId }, select: { key: true } }),
+    db.run.findMany({ where: { sessionId, projectId }, orderBy: [{ startedAt: 'asc' }, { id: 'asc' }] }),
+    db.event.findMany({
+      where: { sessionId, projectId },
+      orderBy: [{ sequence: 'asc' }, { time: 'asc' }, { id: 'asc' }],
+    }),
+    db.approval.findMany({ where: { sessionId, projectId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] }),
+    db.guardrailEvaluation.findMany({
+      where: { sessionId, projectId, dryRun: false },
+      orderBy: [{ evaluatedAt: 'asc' }, { id: 'asc' }],
+    }),
+  ]);
+  return {
+    session: {
+      id: s.id,
+      projectId: s.projectId,
+      agentId: s.agentId,
+      agentKey: agent?.key ?? null,
+      status: s.status,
+      inputSummary: s.inputSummary,
+      startedAt: iso(s.startedAt),
+      endedAt: isoOrNull(s.endedAt),
+      lastEventAt: iso(s.lastEventAt),
+      eventCount: s.eventCount,
+      maxSequence: s.maxSequence,
+    },
+    runs: runs.map((r) => ({
+      id: r.id,
+      name: r.name,
+      status: r.status,
+      inputSummary: r.inputSummary,
+      outputSummary: r.outputSummary,
+      error: r.error,
+      startedAt: isoOrNull(r.startedAt),
+      endedAt: isoOrNull(r.endedAt),
+    })),
+    events: events.map((e) => ({
+      id: e.id,
+      type: e.type as EventType,
+      time: iso(e.time),
+      sequence: e.sequence,
+      runId: e.runId,
+      parentId: e.parentId,
+      data: (e.data ?? {}) as Record<string, unknown>,
+    })),
+    approvals: approvals.map((a) => ({
+      id: a.id,
+      evaluationId: a.evaluationId,
+      toolName: a.toolName,
+      status: a.status,
+      createdAt: iso(a.createdAt),
+      expiresAt: iso(a.expiresAt),
+      decidedAt: isoOrNull(a.decidedAt),
+      decidedBy: a.decidedBy,
+    })),
+    evaluations: evaluations.map((v) => ({
+      evaluationId: v.id,
+      toolCallId: v.toolCallId,
+      toolName: v.toolName,
+      mode: v.mode as 'monitor' | 'enforce',
+      policyDecision: v.policyDecision,
+      effectiveDecision: v.effectiveDecision,
+      wouldBlock: v.wouldBlock,
+      wouldRequireApproval: v.wouldRequireApproval,
+      matchedGuardrails: v.matchedGuardrails as unknown as MatchedGuardrail[],
+      evaluatedAt: iso(v.evaluatedAt),
+    })),
+  };
+}
+
+/** Maps a stored recommendation to its wire form (contracts `RecommendationView`). */
+export function recommendationView(r: Recommendation): RecommendationView {
+  return {
+    id: r.id,
+    sessionId: r.sessionId,
+    intelligenceId: r.intelligenceId,
+    kind: r.kind,
+    title: r.title,
+    rationale: r.rationale,
+    severity: r.severity as RecommendationView['severity'],
+    policy: r.policy as unknown as RecommendationView['policy'],
+    evidenceEventIds: r.evidenceEventIds,
+    status: r.status as RecommendationStatus,
+    policyId: r.policyId,
+    decidedBy: r.decidedBy,
+    decidedAt: isoOrNull(r.decidedAt),
+    createdAt: iso(r.createdAt),
+  };
+}
+
+/** Maps a stored version and its recommendations to its wire form (contracts `SessionIntelligenceView`). */
+export function intelligenceView(
+  i: SessionIntelligence,
+  recommendations: readonly Recommendation[],
+): SessionIntelligenceView {
+  return {
+    id: i.id,
+    sessionId: i.sessionId,
+    version: i.version,
+    status: i.status as SessionIntelligenceView['status'],
+    reason: i.reason as SessionReadyReason,
+    generator: i.generator,
+    summary: i.summary as unknown as SessionIntelligenceView['summary'],
+    story: i.story as unknown as SessionIntelligenceView['story'],
+    actionItems: i.actionItems as unknown as SessionIntelligenceView['actionItems'],
+    recommendations: recommendations.map(recommendationView),
+    eventCount: i.eventCount,
+    lastEventAt: iso(i.lastEventAt),
+    createdAt: iso(i.createdAt),
+  };
+}
+
+const json = (v: unknown) => JSON.parse(JSON.stringify(v)) as Prisma.InputJsonValue;
+
+/** First key of the advisory locks that serialise intelligence writes of one session. */
+const INTELLIGENCE_LOCK_NAMESPACE = 7271;
+
+/**
+ * Stores the next version of a session's intelligence (1, 2, …) with its recommendations, in one
+ * transaction holding a per-session advisory lock (so concurrent writers get distinct versions).
+ * Earlier versions become `stale`; the new one is `current` unless the session already holds more
+ * events than were analysed (`eventCount`), in which case it is written `stale` at once (a newer
+ * analysis is scheduled by the projector). Recommendation policies are stored with `enabled: false`.
+ */
+export async function saveIntelligence(
+  db: PrismaClient,
+  input: {
+    projectId: string;
+    sessionId: string;
+    reason: SessionReadyReason;
+    draft: IntelligenceDraft;
+    /** Events the analysis read. */
+    eventCount: number;
+    /** The session's last event time at analysis time. */
+    lastEventAt: Date;
+  },
+): Promise<SessionIntelligenceView> {
+  const { projectId, sessionId, draft } = input;
+  return db.$transaction(
+    async (tx) => {
+      await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${INTELLIGENCE_LOCK_NAMESPACE}::int4, hashtext(${sessionId}::text))`;
+      const [last, session] = await Promise.all([
+        tx.sessionIntelligence.findFirst({
+          where: { sessionId, projectId },
+          orderBy: { version: 'desc' },
+          select: { version: true },
+        }),
+        tx.session.findFirst({ where: { id: sessionId, projectId }, select: { eventCount: true } }),
+      ]);
+      await tx.sessionIntelligence.updateMany({
+        where: { sessionId, projectId, status: 'current' },
+        data: { status: 'stale' },
+      });
+      const row = await tx.sessionIntelligence.create({
+        data: {
+          id: newId(),
+          projectId,
+          sessionId,
+          version: (last?.version ?? 0) + 1,
+          status: session && session.eventCount > input.eventCount ? 'stale' : 'current',
+          reason: input.reason,
+          generator: draft.generator,
+          summary: json(draft.summary),
+          story: json(draft.story),
+          actionItems: json(draft.actionItems),
+          eventCount: input.eventCount,
+          lastEventAt: input.lastEventAt,
+        },
+      });
+      const recs =
+        draft.recommendations.length === 0
+          ? []
+          : await tx.recommendation.createManyAndReturn({
+              data: draft.recommendations.map((r) => ({
+                id: newId(),
+                projectId,
+                sessionId,
+                intelligenceId: row.id,
+                kind: r.kind,
+                title: r.title,
+                rationale: r.rationale,
+                severity: r.severity,
+                policy: json({ ...r.policy, enabled: false }),
+                evidenceEventIds: r.evidenceEventIds,
+              })),
+            });
+      return intelligenceView(row, recs);
+    },
+    { maxWait: 10_000, timeout: 30_000 },
+  );
+}
+
+/**
+ * Marks the latest intelligence of these sessions `stale` (one UPDATE) because new events arrived
+ * for them. Returns the ids of the sessions that have any intelligence (current or already stale),
+ * i.e. those whose next analysis is a `late_event` one.
+ */
+export async function markIntelligenceStale(
+  db: PrismaClient,
+  projectId: string,
+  sessionIds: readonly string[],
+): Promise<Set<string>> {
+  if (sessionIds.length === 0) return new Set();
+  const ids = [...sessionIds];
+  const rows = await db.$queryRaw<{ session_id: string }[]>`
+    WITH staled AS (
+      UPDATE session_intelligence SET status = 'stale'
+       WHERE project_id = ${projectId}::uuid AND session_id = ANY(${ids}::uuid[]) AND status = 'current'
+      RETURNING session_id)
+    SELECT DISTINCT session_id::text AS session_id FROM session_intelligence
+     WHERE project_id = ${projectId}::uuid AND session_id = ANY(${ids}::uuid[])`;
+  return new Set(rows.map((r) => r.session_id));
+}
+
+/** The latest version of a session's intelligence (or version `version`), or null. */
+export async function latestIntelligence(
+  db: PrismaClient,
+  projectId: string,
+  sessionId: string,
+  version?: number,
+): Promise<SessionIntelligenceView | null> {
+  const row = await db.sessionIntelligence.findFirst({
+    where: { projectId, sessionId, ...(version !== undefined ? { version } : {}) },
+    orderBy: { version: 'desc' },
+    include: { recommendations: { orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] } },
+  });
+  return row ? intelligenceView(row, row.recommendations) : null;
+}
+
+/** One entry of {@link intelligenceVersions}: a version without its contents. */
+export interface IntelligenceVersionInfo {
+  id: string;
+  version: number;
+  status: string;
+  reason: string;
+  generator: string;
+  eventCount: number;
+  lastEventAt: string;
+  createdAt: string;
+}
+
+/** Every version of a session's intelligence, newest first, without contents. */
+export async function intelligenceVersions(
+  db: PrismaClient,
+  projectId: string,
+  sessionId: string,
+): Promise<IntelligenceVersionInfo[]> {
+  const rows = await db.sessionIntelligence.findMany({
+    where: { projectId, sessionId },
+    orderBy: { version: 'desc' },
+    select: {
+      id: true,
+      version: true,
+      status: true,
+      reason: true,
+      generator: true,
+      eventCount: true,
+      lastEventAt: true,
+      createdAt: true,
+    },
+  });
+  return rows.map((r) => ({ ...r, lastEventAt: iso(r.lastEventAt), createdAt: iso(r.createdAt) }));
+}
+
+/**
+ * Recommendations of a project, newest first (`createdAt desc, id desc`), filtered by status, kind
+ * and session; keyset paging after `after`. Returns up to `take` rows.
+ */
+export async function listRecommendations(
+  db: PrismaClient,
+  projectId: string,
+  q: {
+    status?: RecommendationStatus;
+    kind?: string;
+    sessionId?: string;
+    after?: { time: Date; id: string };
+    take: number;
+  },
+): Promise<Recommendation[]> {
+  return db.recommendation.findMany({
+    where: {
+      projectId,
+      ...(q.status ? { status: q.status } : {}),
+      ...(q.kind ? { kind: q.kind } : {}),
+      ...(q.sessionId ? { sessionId: q.sessionId } : {}),
+      ...(q.after
+        ? { OR: [{ createdAt: { lt: q.after.time } }, { createdAt: q.after.time, id: { lt: q.after.id } }] }
+        : {}),
+    },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    take: q.take,
+  });
+}
+
+/** Outcome of {@link decideRecommendation}. */
+export type RecommendationDecision =
+  | { ok: true; recommendation: Recommendation }
+  | { ok: false; reason: 'not_found' }
+  | { ok: false; reason: 'already_decided'; recommendation: Recommendation };
+
+/**
+ * Decides an open recommendation once. `dismissed` only records the decision. `accepted` creates
+ * the recommendation's policy as a DISABLED draft through the policy admin module (version 1, an
+ * audit record; the name gets a ` (recommendation <id prefix>)` suffix when a live policy already
+ * has it) and links it (`policyId`). The claim (`status = 'open'` → decided) is atomic, so two
+ * concurrent decisions give one winner; when creating the policy fails, the claim is undone and the
+ * error rethrown. A `recommendation.accepted` / `recommendation.dismissed` audit record is written.
+ */
+export async function decideRecommendation(
+  db: PrismaClient,
+  input: {
+    projectId: string;
+    id: string;
+    status: 'accepted' | 'dismissed';
+    actor: Actor;
+    comment?: string;
+  },
+): Promise<RecommendationDecision> {
+  const { projectId, id, actor } = input;
+  const claimed = await db.recommendation.updateMany({
+    where: { id, projectId, status: 'open' },
+    data: { status: input.status, decidedBy: actor.actor, decidedAt: new Date() },
+  });
+  if (claimed.count === 0) {
+    const cur = await db.recommendation.findFirst({ where: { id, projectId } });
+    return cur
+      ? { ok: false, reason: 'already_decided', recommendation: cur }
+      : { ok: false, reason: 'not_found' };
+  }
+  const rec = (await db.recommendation.findFirst({ where: { id, projectId } }))!;
+  let policyId: string | null = null;
+  if (input.status === 'accepted') {
+    try {
+      policyId = await createDraftPolicy(db, projectId, actor, rec);
+    } catch (err) {
+      await db.recommendation.updateMany({
+        where: { id, projectId },
+        data: { status: 'open', decidedBy: null, decidedAt: null },
+      });
+      throw err;
+    }
+  }
+  return db.$transaction(async (tx) => {
+    const next = policyId ? await tx.recommendation.update({ where: { id }, data: { policyId } }) : rec;
+    await recordAudit(tx, projectId, actor, [
+      {
+        action: `recommendation.${input.status}`,
+        entityType: 'recommendation',
+        entityId: id,
+        before: { status: 'open' },
+        after: { status: input.status, policyId, comment: input.comment ?? null },
+      },
+    ]);
+    return { ok: true as const, recommendation: next };
+  });
+}
+
+async function createDraftPolicy(
+  db: PrismaClient,
+  projectId: string,
+  actor: Actor,
+  rec: Recommendation,
+): Promise<string> {
+  const parsed = PolicyInput.parse(rec.policy);
+  const description =
+    `${parsed.description ? `${parsed.description}\n\n` : ''}Draft from recommendation ${rec.id} ` +
+    `(session ${rec.sessionId}); review and backtest before enabling.`;
+  const input: PolicyInput = { ...parsed, enabled: false, description: description.slice(0, 2000) };
+  try {
+    return (await createPolicy(db, { projectId, actor }, input)).id;
+  } catch (err) {
+    if (!(err instanceof PolicyNameConflictError)) throw err;
+    const name = `${input.name} (recommendation ${rec.id.slice(-8)})`;
+    return (await createPolicy(db, { projectId, actor }, { ...input, name })).id;
+  }
+}
