@@ -233,24 +233,25 @@ export async function saveIntelligence(
 
 /**
  * Marks the latest intelligence of these sessions `stale` (one UPDATE) because new events arrived
- * for them. Returns the ids of the sessions that have any intelligence (current or already stale),
- * i.e. those whose next analysis is a `late_event` one.
+ * for them. Returns the sessions that have any intelligence (current or already stale), i.e. those
+ * whose next analysis is a `late_event` one, with whether the session has ended.
  */
 export async function markIntelligenceStale(
   db: PrismaClient,
   projectId: string,
   sessionIds: readonly string[],
-): Promise<Set<string>> {
-  if (sessionIds.length === 0) return new Set();
+): Promise<Map<string, { ended: boolean }>> {
+  if (sessionIds.length === 0) return new Map();
   const ids = [...sessionIds];
-  const rows = await db.$queryRaw<{ session_id: string }[]>`
+  const rows = await db.$queryRaw<{ session_id: string; ended: boolean }[]>`
     WITH staled AS (
       UPDATE session_intelligence SET status = 'stale'
        WHERE project_id = ${projectId}::uuid AND session_id = ANY(${ids}::uuid[]) AND status = 'current'
       RETURNING session_id)
-    SELECT DISTINCT session_id::text AS session_id FROM session_intelligence
-     WHERE project_id = ${projectId}::uuid AND session_id = ANY(${ids}::uuid[])`;
-  return new Set(rows.map((r) => r.session_id));
+    SELECT s.id::text AS session_id, s.ended_at IS NOT NULL AS ended FROM sessions s
+     WHERE s.project_id = ${projectId}::uuid AND s.id = ANY(${ids}::uuid[])
+       AND EXISTS (SELECT 1 FROM session_intelligence i WHERE i.session_id = s.id)`;
+  return new Map(rows.map((r) => [r.session_id, { ended: r.ended }]));
 }
 
 /** The latest version of a session's intelligence (or version `version`), or null. */

@@ -7,8 +7,11 @@ import { touchAgents, writeBatch, type ProjectedEvent, type WriteResult } from '
 
 type Dead = Extract<Decoded, { kind: 'dead' }>;
 
-/** Called after each durable batch write (e.g. to schedule session readiness). */
-export type AfterWrite = (result: WriteResult) => Promise<void> | void;
+/**
+ * Called after each durable batch write with what it stored and the batch's decoded events (e.g. to
+ * schedule session readiness). An error makes the bus retry the batch (the write is idempotent).
+ */
+export type AfterWrite = (result: WriteResult, events: readonly ProjectedEvent[]) => Promise<void> | void;
 
 /**
  * The projector's batch handler: decode every record, store the batch in one idempotent
@@ -122,6 +125,9 @@ export function createProjectionHandler(deps: {
       'batch projected',
     );
     if (deps.afterWrite && (result.eventsInserted > 0 || result.evaluationsInserted > 0))
-      await deps.afterWrite(result);
+      await deps.afterWrite(
+        result,
+        events.map((x) => ({ projectId: x.projectId, event: x.event })),
+      );
   };
 }

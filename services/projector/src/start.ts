@@ -4,8 +4,10 @@ import { TOPICS } from '@agent-warden/contracts';
 import { createPrisma, type PrismaClient } from '@agent-warden/db';
 import { healthRouter, listen, type RunningServer } from '@agent-warden/http';
 import { createLogger, type Logger } from '@agent-warden/observability';
+import { BullMqJobQueue, type JobQueue } from '@agent-warden/queue';
 import type { ProjectorConfig } from './config';
 import { createProjectionHandler, type AfterWrite } from './handler';
+import { readinessAfterWrite } from './readiness';
 
 /** Subscribes the projection handler to the event and evaluation topics of `bus`. */
 export async function startProjection(deps: {
@@ -31,7 +33,10 @@ export interface RunningProjector {
   stop(deadlineMs?: number): Promise<void>;
 }
 
-/** Starts a projector (stack mode): a kafkajs consumer group member writing to PostgreSQL. */
+/**
+ * Starts a projector (stack mode): a kafkajs consumer group member writing to PostgreSQL and, when
+ * `REDIS_URL` is set, scheduling `session-ready` jobs in BullMQ after each durable batch.
+ */
 export async function start(
   config: ProjectorConfig,
   logger: Logger = createLogger({ name: 'projector', level: config.LOG_LEVEL }),
@@ -56,7 +61,27 @@ export async function start(
     app.use(healthRouter(() => ready));
     server = await listen(app, config.PORT);
   }
-  const sub = await startProjection({ db, bus, logger, groupId: config.WARDEN_PROJECTOR_GROUP });
+  const queue: JobQueue | undefined = config.REDIS_URL
+    ? new BullMqJobQueue({
+        redisUrl: config.REDIS_URL,
+        prefix: config.WARDEN_QUEUE_PREFIX,
+        logger: logger.child({ component: 'queue' }),
+      })
+    : undefined;
+  if (!queue)
+    logger.warn('REDIS_URL is not set: no session-ready jobs are scheduled (no runtime intelligence)');
+  const afterWrite = queue
+    ? readinessAfterWrite({
+        db,
+        queue,
+        logger,
+        delays: {
+          quietMs: config.WARDEN_SESSION_QUIET_MS,
+          endedDelayMs: config.WARDEN_SESSION_ENDED_DELAY_MS,
+        },
+      })
+    : undefined;
+  const sub = await startProjection({ db, bus, logger, groupId: config.WARDEN_PROJECTOR_GROUP, afterWrite });
   ready = true;
   logger.info({ groupId: config.WARDEN_PROJECTOR_GROUP }, 'projector consuming');
   return {
@@ -68,6 +93,7 @@ export async function start(
         (async () => {
           await sub.stop();
           await bus.close();
+          await queue?.close();
           await db.$disconnect();
           await server?.close();
         })(),
