@@ -12,6 +12,7 @@ import {
 import type { Logger } from '@agent-warden/observability';
 import { AgentDirectory } from './agent-directory';
 import type { IngestLimits } from './config';
+import { writeThroughSink, type EvaluationSink } from './guard/evaluation-recorder';
 import type { PolicyStore } from './guard/policy-store';
 import { agentsRouter } from './routes/agents';
 import { approvalsRouter } from './routes/approvals';
@@ -28,6 +29,11 @@ export interface GatewayDeps {
   defaultApprovalTimeoutSeconds: number;
   /** Approval long-poll re-read interval, ms (default 250). */
   approvalPollMs?: number;
+  /**
+   * Where evaluations are recorded. The gateway passes its buffered `EvaluationRecorder`; default:
+   * write-through to `bus` (standalone, whose in-process bus is write-through itself).
+   */
+  evaluations?: EvaluationSink;
 }
 
 /** Resolves API keys from PostgreSQL by hash. */
@@ -47,7 +53,7 @@ export function gatewayRoutes(deps: GatewayDeps): Router {
     evaluateRouter({
       auth: ingest,
       db: deps.db,
-      bus: deps.bus,
+      evaluations: deps.evaluations ?? writeThroughSink(deps.bus),
       agents,
       policies: deps.policies,
       defaultApprovalTimeoutSeconds: deps.defaultApprovalTimeoutSeconds,
@@ -64,6 +70,7 @@ export function jsonBody(limitBytes: number) {
 
 /**
  * The gateway as its own HTTP app: health, OpenAPI, `/v1` routes, problem+json errors.
+ * `/ready` also reports the evaluation recorder's counters when `deps.evaluations` has them.
  * `extraRoutes` are mounted first (benchmarks mount a bare baseline route on the same server).
  */
 export function createGatewayApp(
@@ -75,6 +82,13 @@ export function createGatewayApp(
   app.disable('x-powered-by');
   app.set('etag', false);
   for (const r of extraRoutes) app.use(r);
+  const stats = deps.evaluations?.stats?.bind(deps.evaluations);
+  if (stats)
+    app.get('/ready', (_req, res, next) => {
+      // Not ready: healthRouter answers the 503.
+      if (!isReady()) return next();
+      res.json({ status: 'ready', evaluationRecorder: stats() });
+    });
   app.use(healthRouter(isReady));
   app.use(jsonBody(deps.limits.maxBodyBytes));
   app.use(openApiRouter());

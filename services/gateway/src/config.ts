@@ -2,6 +2,13 @@ import { z } from 'zod';
 import { INGEST_LIMITS } from '@agent-warden/contracts';
 import { IntEnv, ListEnv } from '@agent-warden/config';
 
+/** Defaults of the evaluation recorder's settings (records, ms). */
+export const RECORDER_DEFAULTS = {
+  WARDEN_EVALUATION_BUFFER_MAX: 10_000,
+  WARDEN_EVALUATION_FLUSH_MS: 5,
+  WARDEN_EVALUATION_BATCH_MAX: 500,
+} as const;
+
 /**
  * Gateway configuration, parsed once at start (STYLE.md "Start-up").
  *
@@ -17,22 +24,42 @@ import { IntEnv, ListEnv } from '@agent-warden/config';
  * | `WARDEN_MAX_EVENT_BYTES` | 256 KiB | bytes per event (rejected `event_too_large`) |
  * | `WARDEN_APPROVAL_TIMEOUT_SECONDS` | 300 | approval deadline when the policy sets none |
  * | `WARDEN_POLICY_REFRESH_MS` | 500 | how often the policy fingerprint is checked (a change reaches every gateway within a second) |
+ * | `WARDEN_EVALUATION_BUFFER_MAX` | 10000 | evaluation records held in memory at most (published or awaiting the log); past it `POST /v1/guardrails/evaluate` answers 503 `event_log_unavailable` |
+ * | `WARDEN_EVALUATION_FLUSH_MS` | 5 | longest an evaluation record waits before its batch is published, ms |
+ * | `WARDEN_EVALUATION_BATCH_MAX` | 500 | evaluation records per publish at most (a full batch is published at once) |
  * | `LOG_LEVEL` | info | pino level |
  */
-export const GatewayConfig = z.object({
-  PORT: IntEnv.min(0).max(65535).default(7401),
-  DATABASE_URL: z.string().min(1),
-  KAFKA_BROKERS: ListEnv.pipe(z.array(z.string()).min(1)),
-  KAFKA_TOPIC_PREFIX: z.string().default(''),
-  WARDEN_EVENT_PARTITIONS: IntEnv.min(1).default(6),
-  WARDEN_MAX_BODY_BYTES: IntEnv.min(1024).default(INGEST_LIMITS.maxBodyBytes),
-  WARDEN_MAX_EVENTS_PER_BATCH: IntEnv.min(1).default(INGEST_LIMITS.maxEventsPerBatch),
-  WARDEN_MAX_EVENT_BYTES: IntEnv.min(256).default(INGEST_LIMITS.maxEventBytes),
-  WARDEN_APPROVAL_TIMEOUT_SECONDS: IntEnv.min(1).default(300),
-  WARDEN_POLICY_REFRESH_MS: IntEnv.min(100).default(500),
-  LOG_LEVEL: z.string().default('info'),
-});
+export const GatewayConfig = z
+  .object({
+    PORT: IntEnv.min(0).max(65535).default(7401),
+    DATABASE_URL: z.string().min(1),
+    KAFKA_BROKERS: ListEnv.pipe(z.array(z.string()).min(1)),
+    KAFKA_TOPIC_PREFIX: z.string().default(''),
+    WARDEN_EVENT_PARTITIONS: IntEnv.min(1).default(6),
+    WARDEN_MAX_BODY_BYTES: IntEnv.min(1024).default(INGEST_LIMITS.maxBodyBytes),
+    WARDEN_MAX_EVENTS_PER_BATCH: IntEnv.min(1).default(INGEST_LIMITS.maxEventsPerBatch),
+    WARDEN_MAX_EVENT_BYTES: IntEnv.min(256).default(INGEST_LIMITS.maxEventBytes),
+    WARDEN_APPROVAL_TIMEOUT_SECONDS: IntEnv.min(1).default(300),
+    WARDEN_POLICY_REFRESH_MS: IntEnv.min(100).default(500),
+    WARDEN_EVALUATION_BUFFER_MAX: IntEnv.min(1).default(RECORDER_DEFAULTS.WARDEN_EVALUATION_BUFFER_MAX),
+    WARDEN_EVALUATION_FLUSH_MS: IntEnv.min(0)
+      .max(60_000)
+      .default(RECORDER_DEFAULTS.WARDEN_EVALUATION_FLUSH_MS),
+    WARDEN_EVALUATION_BATCH_MAX: IntEnv.min(1).default(RECORDER_DEFAULTS.WARDEN_EVALUATION_BATCH_MAX),
+    LOG_LEVEL: z.string().default('info'),
+  })
+  .refine((c) => c.WARDEN_EVALUATION_BUFFER_MAX >= c.WARDEN_EVALUATION_BATCH_MAX, {
+    message: 'WARDEN_EVALUATION_BUFFER_MAX must be at least WARDEN_EVALUATION_BATCH_MAX',
+    path: ['WARDEN_EVALUATION_BUFFER_MAX'],
+  });
 export type GatewayConfig = z.infer<typeof GatewayConfig>;
+
+/**
+ * What `start()` takes: a parsed {@link GatewayConfig}, where the recorder settings may be left out
+ * (callers that build the configuration in code get {@link RECORDER_DEFAULTS}).
+ */
+export type GatewayStartConfig = Omit<GatewayConfig, keyof typeof RECORDER_DEFAULTS> &
+  Partial<Pick<GatewayConfig, keyof typeof RECORDER_DEFAULTS>>;
 
 /** Limits of the ingest endpoint (bytes / counts). */
 export interface IngestLimits {

@@ -1,6 +1,20 @@
 /** @agent-warden/gateway — the ingest gateway: identify, events, guardrail evaluation, approvals. */
 export { start, type RunningGateway } from './start';
-export { GatewayConfig, ingestLimits, type IngestLimits } from './config';
+export {
+  GatewayConfig,
+  RECORDER_DEFAULTS,
+  ingestLimits,
+  type GatewayStartConfig,
+  type IngestLimits,
+} from './config';
 export { createGatewayApp, gatewayRoutes, jsonBody, dbKeyResolver, type GatewayDeps } from './app';
 export { PolicyStore } from './guard/policy-store';
+export {
+  EvaluationRecorder,
+  writeThroughSink,
+  type EvaluationMessage,
+  type EvaluationRecorderOptions,
+  type EvaluationSink,
+  type RecorderStats,
+} from './guard/evaluation-recorder';
 export { validateBatch } from './ingest/validate-batch';

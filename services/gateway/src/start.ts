@@ -5,14 +5,18 @@ import { createPrisma } from '@agent-warden/db';
 import { listen } from '@agent-warden/http';
 import { createLogger, type Logger } from '@agent-warden/observability';
 import { createGatewayApp } from './app';
-import { ingestLimits, type GatewayConfig } from './config';
+import { ingestLimits, RECORDER_DEFAULTS, type GatewayStartConfig } from './config';
+import { EvaluationRecorder } from './guard/evaluation-recorder';
 import { PolicyStore } from './guard/policy-store';
 
 /** A running gateway. */
 export interface RunningGateway {
   url: string;
   port: number;
-  /** Graceful stop within `deadlineMs`: fail /ready, stop HTTP, close Kafka, close the DB. */
+  /**
+   * Graceful stop within `deadlineMs` (ms, default 10 000): fail /ready, stop HTTP, publish the
+   * buffered evaluation records, close Kafka, close the DB.
+   */
   stop(deadlineMs?: number): Promise<void>;
 }
 
@@ -21,7 +25,7 @@ export interface RunningGateway {
  * Creates the topics when missing. Every dependency is built here, explicitly (STYLE.md).
  */
 export async function start(
-  config: GatewayConfig,
+  config: GatewayStartConfig,
   logger: Logger = createLogger({ name: 'gateway', level: config.LOG_LEVEL }),
   extraRoutes: Router[] = [],
 ): Promise<RunningGateway> {
@@ -43,6 +47,12 @@ export async function start(
     config.WARDEN_POLICY_REFRESH_MS,
   );
   await policies.start();
+  const evaluations = new EvaluationRecorder(bus, {
+    capacity: config.WARDEN_EVALUATION_BUFFER_MAX ?? RECORDER_DEFAULTS.WARDEN_EVALUATION_BUFFER_MAX,
+    flushIntervalMs: config.WARDEN_EVALUATION_FLUSH_MS ?? RECORDER_DEFAULTS.WARDEN_EVALUATION_FLUSH_MS,
+    maxBatch: config.WARDEN_EVALUATION_BATCH_MAX ?? RECORDER_DEFAULTS.WARDEN_EVALUATION_BATCH_MAX,
+    logger: logger.child({ component: 'evaluation-recorder' }),
+  });
   let ready = true;
   const app = createGatewayApp(
     {
@@ -52,8 +62,9 @@ export async function start(
       logger,
       limits: ingestLimits(config),
       defaultApprovalTimeoutSeconds: config.WARDEN_APPROVAL_TIMEOUT_SECONDS,
+      evaluations,
     },
-    () => ready && bus.isHealthy(),
+    () => ready && bus.isHealthy() && evaluations.hasRoom(),
     extraRoutes,
   );
   const server = await listen(app, config.PORT);
@@ -63,10 +74,13 @@ export async function start(
     port: server.port,
     stop: async (deadlineMs = 10_000) => {
       ready = false;
+      const until = Date.now() + deadlineMs;
       const deadline = new Promise<void>((r) => setTimeout(r, deadlineMs).unref());
       await Promise.race([
         (async () => {
           await server.close();
+          // Answers already sent name their evaluations: publish those still buffered (logs the counters).
+          await evaluations.close(Math.max(0, until - Date.now() - 500));
           policies.stop();
           await bus.close();
           await db.$disconnect();

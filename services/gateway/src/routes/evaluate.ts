@@ -1,28 +1,29 @@
 import { Router, type RequestHandler } from 'express';
 import {
   GuardRequest,
-  TOPICS,
   EVALUATION_RECORDED_TYPE,
   agentSource,
   newId,
   type GuardDecision,
   type EvaluationRecord,
 } from '@agent-warden/contracts';
-import { BusUnavailableError, type EventBus } from '@agent-warden/bus';
 import { createApproval, type PrismaClient, type Prisma } from '@agent-warden/db';
-import { AppError, forbidden, parseOr400, principalOf } from '@agent-warden/http';
+import { forbidden, parseOr400, principalOf } from '@agent-warden/http';
 import type { AgentDirectory } from '../agent-directory';
+import { unavailable, type EvaluationSink } from '../guard/evaluation-recorder';
 import type { PolicyStore } from '../guard/policy-store';
 
 /**
  * `POST /v1/guardrails/evaluate`: evaluates the project's policies in memory, creates a pending
- * approval for enforce-mode `require_approval` (not for dry runs), records the evaluation on the
- * `guardrail-evaluations` topic, and answers the decision (DESIGN.md "Guard decision").
+ * approval for enforce-mode `require_approval` (not for dry runs), hands the evaluation record to
+ * `evaluations` (the gateway's buffered recorder publishes it on `guardrail-evaluations` off the
+ * request path; standalone writes it through) and answers the decision (DESIGN.md "Guard
+ * decision"). 503 `event_log_unavailable` when the sink cannot take the record.
  */
 export function evaluateRouter(deps: {
   auth: RequestHandler;
   db: PrismaClient;
-  bus: EventBus;
+  evaluations: EvaluationSink;
   agents: AgentDirectory;
   policies: PolicyStore;
   defaultApprovalTimeoutSeconds: number;
@@ -58,6 +59,8 @@ export function evaluateRouter(deps: {
         evaluatedAt: evaluatedAt.toISOString(),
       };
       if (body.mode === 'enforce' && result.policyDecision === 'require_approval' && !body.dryRun) {
+        // No approval that no evaluation record would name: refuse before creating it.
+        if (!deps.evaluations.hasRoom()) throw unavailable();
         const timeoutSeconds = result.approval?.timeoutSeconds ?? deps.defaultApprovalTimeoutSeconds;
         const approval = await createApproval(deps.db, {
           id: newId(),
@@ -97,34 +100,25 @@ export function evaluateRouter(deps: {
         input,
         evaluatedAt: decision.evaluatedAt,
       };
-      await deps.bus.publish(TOPICS.guardrailEvaluations, [
-        {
-          key: evaluationId,
-          value: {
-            specversion: '1.0',
-            id: evaluationId,
-            source: agentSource(projectId, body.agentId),
-            type: EVALUATION_RECORDED_TYPE,
-            time: decision.evaluatedAt,
-            datacontenttype: 'application/json',
-            projectid: projectId,
-            agentid: body.agentId,
-            ...(body.sessionId ? { sessionid: body.sessionId } : {}),
-            ...(body.runId ? { subject: body.runId } : {}),
-            data: record,
-          },
+      await deps.evaluations.record({
+        key: evaluationId,
+        value: {
+          specversion: '1.0',
+          id: evaluationId,
+          source: agentSource(projectId, body.agentId),
+          type: EVALUATION_RECORDED_TYPE,
+          time: decision.evaluatedAt,
+          datacontenttype: 'application/json',
+          projectid: projectId,
+          agentid: body.agentId,
+          ...(body.sessionId ? { sessionid: body.sessionId } : {}),
+          ...(body.runId ? { subject: body.runId } : {}),
+          data: record,
         },
-      ]);
+      });
       res.status(200).json(decision);
     } catch (err) {
-      next(
-        err instanceof BusUnavailableError
-          ? new AppError('event_log_unavailable', 'the evaluation could not be recorded; retry', {
-              retryAfterSeconds: 1,
-              cause: err,
-            })
-          : err,
-      );
+      next(err);
     }
   });
   return r;
