@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { silentLogger, type DbLogger } from '../migrate/logger';
 import { StatementQueue } from './statement-queue';
@@ -94,7 +95,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   let db: PGlite | undefined;
   try {
     if (!inMemory) fs.mkdirSync(dataDir, { recursive: true });
-    db = await PGlite.create(inMemory ? undefined : dataDir);
+    // pg_trgm: the sessions list's text search index (prisma/migrations, docs/decisions.md).
+    db = await PGlite.create(inMemory ? undefined : dataDir, { extensions: { pg_trgm } });
     const server = new PGLiteSocketServer({
       db,
       host,
