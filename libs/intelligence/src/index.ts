@@ -4,5 +4,6 @@
  * Pure apart from the narrative's HTTP call; no database access (the worker loads the input).
  */
 export * from './types';
+export * from './narrative';
 export { analyseSession, DETERMINISTIC_GENERATOR } from './analyse';
 export { DATA_FLOW_KIND, DESTRUCTIVE_KIND } from './recommendations';
