@@ -85,7 +85,10 @@ export const ApprovalDecisionRequest = z
   .object({
     status: z.enum(['approved', 'denied']),
     comment: z.string().max(2000).optional(),
-    /** Who decided (shown on the timeline); defaults to the API key id. */
+    /**
+     * On whose behalf an API key decides (e.g. the person behind a chat bot), shown as `decidedBy`;
+     * defaults to `api-key:<id>`. Ignored for people: they are always `user:<email>`.
+     */
     decidedBy: z.string().min(1).max(200).optional(),
   })
   .meta({ id: 'ApprovalDecisionRequest' });

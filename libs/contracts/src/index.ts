@@ -17,3 +17,5 @@ export * from './ids';
 export { buildOpenApiDocument } from './openapi';
 export * from './queues';
 export * from './intelligence';
+export * from './auth';
+export * from './approvals-inbox';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JsonObject, Timestamp } from './common';
+import { ApprovalTransitionView } from './approvals-inbox';
 import { Capability } from './identify';
 
 /** Cursor page: `items` newest first; pass `nextCursor` back as `cursor` for the next page (null at the end). */
@@ -83,6 +84,8 @@ export const EventView = z
 export const SessionDetailView = SessionView.extend({
   runs: z.array(RunView),
   events: z.array(EventView),
+  /** Every state change of the session's approvals, oldest first (creation, decisions, timeouts). */
+  approvalTransitions: z.array(ApprovalTransitionView),
 }).meta({ id: 'SessionDetail' });
 
 export const EventStatsView = z

@@ -3,6 +3,8 @@ export * from './client';
 export * from './projects';
 export * from './agents';
 export * from './approvals';
+export * from './users';
+export * from './api-keys';
 export * from './policies';
 export * from './audit';
 export * from './policy-admin';
