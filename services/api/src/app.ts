@@ -5,10 +5,15 @@ import type { Logger } from '@agent-warden/observability';
 import { approvalsRouter } from './routes/approvals';
 import { backtestRouter } from './routes/backtest';
 import { policiesRouter } from './routes/policies';
+import { agentsRouter } from './routes/agents';
 import { readRouter } from './routes/read';
+import { dashboardRouter } from './routes/static';
+import { statsRouter } from './routes/stats';
 
 /** What the api's routes need. */
 export interface ApiDeps {
+  /** Dashboard build to serve (`WARDEN_DASHBOARD_DIR`); default services/dashboard/dist. Used by createApiApp only. */
+  dashboardDir?: string;
   db: PrismaClient;
   logger: Logger;
 }
@@ -20,6 +25,8 @@ export function apiRoutes(deps: ApiDeps): Router {
   const admin = apiKeyAuth(resolve, 'admin');
   const r = Router();
   r.use(readRouter({ auth: read, db: deps.db }));
+  r.use(agentsRouter({ auth: read, db: deps.db }));
+  r.use(statsRouter({ auth: read, db: deps.db }));
   r.use(approvalsRouter({ auth: admin, db: deps.db }));
   r.use(backtestRouter({ auth: admin, db: deps.db }));
   r.use(policiesRouter({ read, admin, db: deps.db }));
@@ -34,6 +41,7 @@ export function createApiApp(deps: ApiDeps, isReady: () => boolean, extra: Route
   app.use(express.json({ limit: 1024 * 1024 }));
   for (const r of extra) app.use(r);
   app.use(apiRoutes(deps));
+  app.use(dashboardRouter({ dir: deps.dashboardDir }));
   app.use(notFoundHandler);
   app.use(problemHandler(deps.logger));
   return app;

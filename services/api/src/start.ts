@@ -18,7 +18,7 @@ export async function start(
       'generated the first API key; it is shown only once',
     );
   let ready = true;
-  const app = createApiApp({ db, logger }, () => ready, [openApiRouter()]);
+  const app = createApiApp({ db, logger, dashboardDir: config.WARDEN_DASHBOARD_DIR }, () => ready, [openApiRouter()]);
   const server = await listen(app, config.PORT);
   logger.info({ port: server.port }, 'api listening');
   return {

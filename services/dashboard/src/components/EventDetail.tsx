@@ -1,0 +1,192 @@
+import type { ReactNode } from 'react';
+import type { Run, WardenEvent } from '../api/types';
+import { describeEvent } from '../lib/events';
+import { dateTime, duration } from '../lib/format';
+import type { ToolCall } from '../lib/timeline';
+import { Badge, DecisionBadge, JsonView, StatusBadge } from './ui';
+
+type Data = Record<string, unknown>;
+
+/** The selected event of a replay: what it says, its tool call (arguments, result, error, duration, decision) and its JSON. */
+export function EventDetail({
+  event,
+  call,
+  run,
+  onJump,
+}: {
+  event: WardenEvent;
+  call?: ToolCall;
+  run?: Run;
+  onJump: (eventId: string) => void;
+}) {
+  const line = describeEvent(event);
+  const d = (event.data ?? {}) as Data;
+  return (
+    <div className="event-detail" data-testid="event-detail">
+      <div className="row spread">
+        <Badge tone={line.tone}>
+          {line.icon} {event.type.replace('agent.', '')}
+        </Badge>
+        <span className="muted small mono">#{event.sequence}</span>
+      </div>
+      <h3>{line.title}</h3>
+      <div className="muted small">
+        {dateTime(event.time)}
+        {run && <> · run {run.name ?? run.id.slice(0, 8)}</>}
+      </div>
+      {call && <ToolCallCard call={call} current={event.id} onJump={onJump} />}
+      {!call && <TypeBody event={event} d={d} />}
+      <details className="raw">
+        <summary>Full JSON</summary>
+        <JsonView value={event} maxHeight={360} />
+      </details>
+    </div>
+  );
+}
+
+function Section({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <div className="section">
+      <div className="label">{label}</div>
+      {children}
+    </div>
+  );
+}
+
+function TypeBody({ event, d }: { event: WardenEvent; d: Data }) {
+  switch (event.type) {
+    case 'agent.message.logged':
+      return (
+        <Section label={`${String(d.role)} message`}>
+          <div className="message-text">{String(d.content ?? '')}</div>
+        </Section>
+      );
+    case 'agent.session.started':
+    case 'agent.run.started':
+      return d.inputSummary ? (
+        <Section label="Input">
+          <div className="message-text">{String(d.inputSummary)}</div>
+        </Section>
+      ) : null;
+    case 'agent.run.completed':
+    case 'agent.session.ended':
+      return (
+        <>
+          <Section label="Status">
+            <StatusBadge status={String(d.status ?? 'ended')} />
+            {typeof d.durationMs === 'number' && <span className="muted small"> after {duration(d.durationMs)}</span>}
+          </Section>
+          {!!d.outputSummary && (
+            <Section label="Output">
+              <div className="message-text">{String(d.outputSummary)}</div>
+            </Section>
+          )}
+          {!!d.error && (
+            <Section label="Error">
+              <pre className="error-text">{(d.error as Data).message as string}</pre>
+            </Section>
+          )}
+        </>
+      );
+    case 'agent.guardrail.evaluated':
+      return <GuardBody d={d} />;
+    default:
+      return null;
+  }
+}
+
+function GuardBody({ d }: { d: Data }) {
+  const matched = (d.matchedGuardrails as { policyId: string; name: string; version: number; decision: string; reason: string }[]) ?? [];
+  return (
+    <div className="guard">
+      <div className="row">
+        <span className="label">policy</span> <DecisionBadge decision={d.policyDecision as string} />
+        <span className="label">effective</span> <DecisionBadge decision={d.effectiveDecision as string} />
+        <Badge>{String(d.mode)}</Badge>
+        {!!d.outcome && <Badge tone={d.outcome === 'ran' ? 'ok' : 'warn'}>{String(d.outcome)}</Badge>}
+      </div>
+      {matched.length > 0 ? (
+        <ul className="matched">
+          {matched.map((m) => (
+            <li key={m.policyId}>
+              <a href={`/guardrails/${m.policyId}`}>{m.name}</a> <span className="muted small">v{m.version}</span>{' '}
+              <DecisionBadge decision={m.decision} />
+              <div className="muted small">{m.reason}</div>
+            </li>
+          ))}
+        </ul>
+      ) : (
+        <div className="muted small">No policy matched: the project's default decision applied.</div>
+      )}
+    </div>
+  );
+}
+
+function ToolCallCard({ call, current, onJump }: { call: ToolCall; current: string; onJump: (id: string) => void }) {
+  const started = call.started?.data as Data | undefined;
+  const done = (call.completed ?? call.failed)?.data as Data | undefined;
+  const guard = call.guard?.data as Data | undefined;
+  const steps: [string, WardenEvent | undefined][] = [
+    ['guard', call.guard],
+    ['approval', call.approvalRequested],
+    ['decided', call.approvalResolved],
+    ['started', call.started],
+    [call.failed ? 'failed' : 'completed', call.failed ?? call.completed],
+  ];
+  return (
+    <div className="tool-call">
+      <div className="row spread">
+        <div className="tool-name">{call.toolName}</div>
+        <div className="row tight">
+          {guard && <DecisionBadge decision={guard.policyDecision as string} />}
+          {call.failed ? <Badge tone="bad">failed</Badge> : call.completed ? <Badge tone="ok">ok</Badge> : <Badge>no result</Badge>}
+          {typeof done?.durationMs === 'number' && <span className="muted small">{duration(done.durationMs)}</span>}
+        </div>
+      </div>
+      <div className="steps">
+        {steps
+          .filter((s): s is [string, WardenEvent] => !!s[1])
+          .map(([label, e]) => (
+            <button key={e.id} className={e.id === current ? 'step current' : 'step'} onClick={() => onJump(e.id)}>
+              {label} <span className="mono">#{e.sequence}</span>
+            </button>
+          ))}
+      </div>
+      {started && (
+        <Section label="Arguments">
+          <JsonView value={started.arguments ?? {}} maxHeight={220} />
+          {!!(started.riskLevel || started.actionType) && (
+            <div className="row tight small">
+              {!!started.riskLevel && <Badge tone="warn">risk {String(started.riskLevel)}</Badge>}
+              {!!started.actionType && <Badge>{String(started.actionType)}</Badge>}
+            </div>
+          )}
+        </Section>
+      )}
+      {call.completed && (
+        <Section label="Result">
+          <JsonView value={(call.completed.data as Data).result ?? null} maxHeight={220} />
+        </Section>
+      )}
+      {call.failed && (
+        <Section label="Error">
+          <pre className="error-text">{String(((call.failed.data as Data).error as Data)?.message ?? '')}</pre>
+        </Section>
+      )}
+      {guard && (
+        <Section label="Guardrail decision">
+          <GuardBody d={guard} />
+        </Section>
+      )}
+      {call.approvalResolved && (
+        <Section label="Approval">
+          <StatusBadge status={String((call.approvalResolved.data as Data).status)} />{' '}
+          <span className="small">
+            {String((call.approvalResolved.data as Data).decidedBy ?? '')}{' '}
+            {String((call.approvalResolved.data as Data).comment ?? '')}
+          </span>
+        </Section>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,208 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import type { Run, WardenEvent } from '../api/types';
+import { describeEvent } from '../lib/events';
+import { clock, dateTime } from '../lib/format';
+import { toolCallIdOf, toolCalls, type Timeline } from '../lib/timeline';
+import { EventDetail } from './EventDetail';
+import { Badge } from './ui';
+
+const ROW_PX = 34;
+const SPEEDS = [1, 4, 16, 64];
+
+/**
+ * The session replay: runs, a virtualised timeline of every event in `sequence` order with lost
+ * events shown as gaps, a player (play / pause / step / scrub; keys: space, ← →, Home, End) and the
+ * selected event's detail. `selected` is the index into `timeline.events`.
+ */
+export function Replay({
+  timeline,
+  runs,
+  selected,
+  onSelect,
+}: {
+  timeline: Timeline;
+  runs: Run[];
+  selected: number;
+  onSelect: (index: number) => void;
+}) {
+  const { events, rows, rowOf } = timeline;
+  const [playing, setPlaying] = useState(false);
+  const [speed, setSpeed] = useState(4);
+  const parent = useRef<HTMLDivElement>(null);
+  const calls = useMemo(() => toolCalls(events), [events]);
+  const runIndex = useMemo(() => new Map(runs.map((r, i) => [r.id, i])), [runs]);
+  const last = events.length - 1;
+
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => parent.current,
+    estimateSize: () => ROW_PX,
+    overscan: 12,
+  });
+
+  const go = useCallback((i: number) => onSelect(Math.max(0, Math.min(last, i))), [onSelect, last]);
+
+  // Keep the selected row in view.
+  useEffect(() => {
+    const row = rowOf[selected];
+    if (row !== undefined) virtualizer.scrollToIndex(row, { align: 'auto' });
+  }, [selected, rowOf, virtualizer]);
+
+  // Play: one event per tick, `speed` events a second.
+  useEffect(() => {
+    if (!playing) return;
+    if (selected >= last) {
+      setPlaying(false);
+      return;
+    }
+    const t = setTimeout(() => go(selected + 1), 1000 / speed);
+    return () => clearTimeout(t);
+  }, [playing, selected, speed, last, go]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const tag = (e.target as HTMLElement | null)?.tagName;
+      if (tag === 'INPUT' || tag === 'TEXTAREA' || tag === 'SELECT') return;
+      if (e.key === ' ') {
+        e.preventDefault();
+        setPlaying((p) => !p);
+      } else if (e.key === 'ArrowRight' || e.key === 'j') {
+        e.preventDefault();
+        go(selected + 1);
+      } else if (e.key === 'ArrowLeft' || e.key === 'k') {
+        e.preventDefault();
+        go(selected - 1);
+      } else if (e.key === 'Home') go(0);
+      else if (e.key === 'End') go(last);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [go, selected, last]);
+
+  const current: WardenEvent | undefined = events[selected];
+  const callId = current ? toolCallIdOf(current, calls) : undefined;
+  const jump = (id: string) => {
+    const i = timeline.indexOf.get(id);
+    if (i !== undefined) go(i);
+  };
+
+  return (
+    <div className="replay">
+      <div className="replay-main">
+        {runs.length > 0 && (
+          <div className="runs" aria-label="Runs">
+            {runs.map((r, i) => {
+              const first = events.findIndex((e) => e.runId === r.id);
+              const active = current?.runId === r.id;
+              return (
+                <button
+                  key={r.id}
+                  className={`run-chip run-${i % 6}${active ? ' active' : ''}`}
+                  onClick={() => first >= 0 && go(first)}
+                  title={`${r.inputSummary ?? ''}\n${dateTime(r.startedAt)} → ${dateTime(r.endedAt)}`}
+                >
+                  {r.name ?? `run ${i + 1}`} <span className={`dot status-${r.status}`} /> {r.status}
+                </button>
+              );
+            })}
+          </div>
+        )}
+        <div className="player" role="toolbar" aria-label="Player">
+          <button className="btn small" onClick={() => go(0)} title="First (Home)" aria-label="First event">
+            ⏮
+          </button>
+          <button className="btn small" onClick={() => go(selected - 1)} title="Step back (←)" aria-label="Step back">
+            ◀
+          </button>
+          <button
+            className="btn small primary play"
+            onClick={() => setPlaying((p) => !p)}
+            title="Play / pause (space)"
+            aria-label={playing ? 'Pause' : 'Play'}
+          >
+            {playing ? '❚❚' : '▶'}
+          </button>
+          <button className="btn small" onClick={() => go(selected + 1)} title="Step forward (→)" aria-label="Step forward">
+            ▶|
+          </button>
+          <button className="btn small" onClick={() => go(last)} title="Last (End)" aria-label="Last event">
+            ⏭
+          </button>
+          <select aria-label="Speed" value={speed} onChange={(e) => setSpeed(Number(e.target.value))}>
+            {SPEEDS.map((s) => (
+              <option key={s} value={s}>
+                {s}×
+              </option>
+            ))}
+          </select>
+          <input
+            className="scrub"
+            type="range"
+            aria-label="Scrub"
+            min={0}
+            max={Math.max(0, last)}
+            value={selected}
+            onChange={(e) => go(Number(e.target.value))}
+          />
+          <span className="position mono" data-testid="position">
+            {selected + 1} / {events.length}
+          </span>
+        </div>
+        <div className="timeline" ref={parent} tabIndex={0} aria-label="Timeline">
+          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+            {virtualizer.getVirtualItems().map((v) => {
+              const row = rows[v.index]!;
+              const style = { position: 'absolute' as const, top: 0, left: 0, right: 0, height: ROW_PX, transform: `translateY(${v.start}px)` };
+              if (row.kind === 'gap')
+                return (
+                  <div key={v.key} className="tl-row gap" style={style} data-testid="gap">
+                    ⋯ {row.to - row.from + 1} event{row.to > row.from ? 's' : ''} lost (sequence {row.from}
+                    {row.to > row.from ? `–${row.to}` : ''})
+                  </div>
+                );
+              const e = row.event;
+              const line = describeEvent(e);
+              const ri = e.runId ? runIndex.get(e.runId) : undefined;
+              return (
+                <div
+                  key={v.key}
+                  className={`tl-row tone-${line.tone}${row.index === selected ? ' selected' : ''}`}
+                  style={style}
+                  onClick={() => go(row.index)}
+                  data-index={row.index}
+                  aria-selected={row.index === selected}
+                  role="option"
+                >
+                  <span className={ri === undefined ? 'run-bar' : `run-bar run-${ri % 6}`} />
+                  <span className="seq mono">{e.sequence}</span>
+                  <span className="time mono">{clock(e.time)}</span>
+                  <span className="icon">{line.icon}</span>
+                  <span className="title">{line.title}</span>
+                  <span className="detail">{line.detail}</span>
+                </div>
+              );
+            })}
+          </div>
+        </div>
+      </div>
+      <aside className="replay-detail">
+        {current ? (
+          <EventDetail
+            event={current}
+            call={callId ? calls.get(callId) : undefined}
+            run={runs.find((r) => r.id === current.runId)}
+            onJump={jump}
+          />
+        ) : (
+          <div className="muted">No events.</div>
+        )}
+        {timeline.lost > 0 && (
+          <div className="notice small">
+            <Badge tone="warn">{timeline.lost} lost</Badge> Sequence numbers are missing: the client could not deliver some events.
+          </div>
+        )}
+      </aside>
+    </div>
+  );
+}

@@ -1,0 +1,114 @@
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from '../api/client';
+import type { ApiKey } from '../api/types';
+import { Badge, EmptyState, ErrorBox, Loading, PageHeader } from '../components/ui';
+import { dateTime, relative } from '../lib/format';
+
+const SCOPES = ['ingest', 'read', 'admin'] as const;
+
+function listOf<T>(body: unknown): T[] {
+  if (Array.isArray(body)) return body as T[];
+  return ((body as { items?: T[] })?.items ?? []) as T[];
+}
+
+/** API keys (admins): create (the secret is shown once) and revoke. */
+export default function ApiKeys() {
+  const qc = useQueryClient();
+  const q = useQuery({ queryKey: ['api-keys'], queryFn: async () => listOf<ApiKey>(await api('/v1/api-keys')) });
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<string[]>(['ingest', 'read']);
+  const create = useMutation({
+    mutationFn: () => api<{ key?: ApiKey; secret?: string; apiKey?: string; id?: string }>('/v1/api-keys', { method: 'POST', body: { name, scopes } }),
+    onSuccess: () => {
+      setName('');
+      void qc.invalidateQueries({ queryKey: ['api-keys'] });
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (id: string) => api(`/v1/api-keys/${id}`, { method: 'DELETE' }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['api-keys'] }),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate();
+  };
+  const secret = create.data?.secret ?? create.data?.apiKey;
+  return (
+    <div className="page">
+      <PageHeader title="API keys" subtitle="Agents send events and ask the guardrails with a key; scripts read with one." />
+      <form className="card row" onSubmit={submit}>
+        <input placeholder="Key name, e.g. billing-agent prod" value={name} onChange={(e) => setName(e.target.value)} required className="grow" aria-label="Key name" />
+        {SCOPES.map((s) => (
+          <label key={s} className="inline check">
+            <input
+              type="checkbox"
+              checked={scopes.includes(s)}
+              onChange={(e) => setScopes((cur) => (e.target.checked ? [...cur, s] : cur.filter((x) => x !== s)))}
+            />
+            {s}
+          </label>
+        ))}
+        <button className="btn primary" disabled={create.isPending || scopes.length === 0}>
+          Create key
+        </button>
+      </form>
+      <ErrorBox error={create.error ?? revoke.error} />
+      {secret && (
+        <div className="card secret" role="status">
+          <strong>Copy this key now — it is not shown again.</strong>
+          <pre className="mono">{secret}</pre>
+          <div className="muted small">
+            Set it as <code>WARDEN_API_KEY</code> where the agent runs.
+          </div>
+        </div>
+      )}
+      {q.isLoading && <Loading />}
+      <ErrorBox error={q.error} />
+      {q.data && q.data.length === 0 && <EmptyState title="No API keys" />}
+      {q.data && q.data.length > 0 && (
+        <table className="table">
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Key</th>
+              <th>Scopes</th>
+              <th>Created</th>
+              <th>Last used</th>
+              <th />
+            </tr>
+          </thead>
+          <tbody>
+            {q.data.map((k) => (
+              <tr key={k.id} className={k.revokedAt ? 'disabled' : ''}>
+                <td>{k.name ?? '—'}</td>
+                <td className="mono">{k.prefix ? `${k.prefix}…` : k.id.slice(0, 8)}</td>
+                <td>
+                  {k.scopes.map((s) => (
+                    <Badge key={s}>{s}</Badge>
+                  ))}
+                </td>
+                <td>{dateTime(k.createdAt)}</td>
+                <td>{relative(k.lastUsedAt)}</td>
+                <td>
+                  {k.revokedAt ? (
+                    <span className="muted small">revoked {relative(k.revokedAt)}</span>
+                  ) : (
+                    <button
+                      className="btn small bad"
+                      onClick={() => {
+                        if (window.confirm(`Revoke "${k.name ?? k.id}"? Agents using it stop at once.`)) revoke.mutate(k.id);
+                      }}
+                    >
+                      Revoke
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,71 @@
+import { useCallback, useMemo, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { api } from '../api/client';
+import type { SessionDetail } from '../api/types';
+import { IntelligencePanel } from '../components/IntelligencePanel';
+import { Replay } from '../components/Replay';
+import { Badge, ErrorBox, Loading, StatusBadge } from '../components/ui';
+import { dateTime, duration, num } from '../lib/format';
+import { buildTimeline } from '../lib/timeline';
+import { agentLabel, useAgentsById, useVersionLabels } from './agents-data';
+
+/** One session: header, intelligence, and the replay of its runs and events. `?event=<id>` selects an event. */
+export default function SessionPage() {
+  const { sessionId = '' } = useParams();
+  const [params, setParams] = useSearchParams();
+  const agents = useAgentsById();
+  const versions = useVersionLabels();
+  const q = useQuery({
+    queryKey: ['session', sessionId],
+    queryFn: () => api<SessionDetail>(`/v1/sessions/${sessionId}`),
+    refetchInterval: (s) => (s.state.data?.status === 'active' ? 5000 : false),
+  });
+  const timeline = useMemo(() => (q.data ? buildTimeline(q.data.events) : undefined), [q.data]);
+  const [selectedState, setSelected] = useState<number | null>(null);
+  const fromUrl = params.get('event');
+  const selected =
+    selectedState ?? (fromUrl && timeline?.indexOf.has(fromUrl) ? timeline.indexOf.get(fromUrl)! : 0);
+  const onSelect = useCallback((i: number) => setSelected(i), []);
+  const jump = useCallback(
+    (eventId: string) => {
+      const i = timeline?.indexOf.get(eventId);
+      if (i !== undefined) setSelected(i);
+      if (params.has('event')) setParams({}, { replace: true });
+    },
+    [timeline, params, setParams],
+  );
+  if (q.isLoading) return <Loading what="Loading session" />;
+  if (q.error || !q.data || !timeline) return <ErrorBox error={q.error ?? new Error('no session')} />;
+  const s = q.data;
+  return (
+    <div className="page session-page">
+      <header className="session-header">
+        <div className="crumbs">
+          <Link to="/sessions">Sessions</Link> / <span className="mono">{s.id.slice(0, 8)}</span>
+        </div>
+        <h1 className="session-title" title={s.inputSummary ?? ''}>
+          {s.inputSummary ?? 'Session'}
+        </h1>
+        <div className="meta">
+          <StatusBadge status={s.status} />
+          <span>
+            <Link to={`/agents/${s.agentId}`}>{agentLabel(agents.get(s.agentId), s.agentId)}</Link>{' '}
+            <span className="mono muted">{versions.get(s.agentVersionId) ?? ''}</span>
+          </span>
+          <span>started {dateTime(s.startedAt)}</span>
+          <span>{duration(new Date(s.endedAt ?? s.lastEventAt).getTime() - new Date(s.startedAt).getTime())}</span>
+          <span>{num(s.eventCount)} events</span>
+          <span>{s.runs.length} runs</span>
+          {s.missingSequences > 0 && <Badge tone="warn">{s.missingSequences} lost</Badge>}
+        </div>
+      </header>
+      <div className="session-body">
+        <aside className="session-intel">
+          <IntelligencePanel sessionId={s.id} onJump={jump} />
+        </aside>
+        <Replay timeline={timeline} runs={s.runs} selected={Math.min(selected, Math.max(0, timeline.events.length - 1))} onSelect={onSelect} />
+      </div>
+    </div>
+  );
+}

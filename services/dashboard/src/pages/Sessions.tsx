@@ -1,0 +1,177 @@
+import { useEffect, useState } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import type { Session } from '../api/types';
+import { EmptyState, ErrorBox, Loading, PageHeader, QuickStart, StatusBadge } from '../components/ui';
+import { duration, isoToLocalInput, localInputToIso, num, relative, dateTime } from '../lib/format';
+import { useInfinitePage, useLoadMoreRef } from '../lib/useInfinitePage';
+import { agentLabel, useAgents, useAgentsById, useVersionLabels } from './agents-data';
+
+const FILTERS = ['agentId', 'agentVersionId', 'from', 'to', 'status', 'hasBlocks', 'hasPendingApprovals', 'q'] as const;
+
+/** Sessions newest first, with filters kept in the address (shareable) and keyset paging. */
+export default function Sessions() {
+  const [params, setParams] = useSearchParams();
+  const navigate = useNavigate();
+  const agents = useAgents();
+  const byId = useAgentsById();
+  const versions = useVersionLabels();
+  const query = Object.fromEntries(FILTERS.map((f) => [f, params.get(f) ?? undefined]));
+  const [text, setText] = useState(query.q ?? '');
+  const set = (k: (typeof FILTERS)[number], v: string | undefined) => {
+    const next = new URLSearchParams(params);
+    if (v) next.set(k, v);
+    else next.delete(k);
+    if (k === 'agentId') next.delete('agentVersionId');
+    setParams(next, { replace: true });
+  };
+  // Text search waits for a pause in typing.
+  useEffect(() => {
+    const t = setTimeout(() => {
+      if ((params.get('q') ?? '') !== text) set('q', text || undefined);
+    }, 300);
+    return () => clearTimeout(t);
+    // eslint-disable-next-line
+  }, [text]);
+  const q = useInfinitePage<Session>(['sessions'], '/v1/sessions', query);
+  const more = useLoadMoreRef(!!q.hasNextPage, q.isFetchingNextPage, () => void q.fetchNextPage());
+  const agent = query.agentId ? byId.get(query.agentId) : undefined;
+  const anyFilter = FILTERS.some((f) => params.get(f));
+  return (
+    <div className="page">
+      <PageHeader title="Sessions" subtitle="Every agent session, newest first. Open one to replay it." />
+      <div className="filters">
+        <select aria-label="Agent" value={query.agentId ?? ''} onChange={(e) => set('agentId', e.target.value || undefined)}>
+          <option value="">All agents</option>
+          {agents.data?.map((a) => (
+            <option key={a.id} value={a.id}>
+              {a.name ?? a.key}
+            </option>
+          ))}
+        </select>
+        <select
+          aria-label="Version"
+          value={query.agentVersionId ?? ''}
+          disabled={!agent}
+          onChange={(e) => set('agentVersionId', e.target.value || undefined)}
+        >
+          <option value="">All versions</option>
+          {agent?.versions.map((v) => (
+            <option key={v.id} value={v.id}>
+              {v.version}
+            </option>
+          ))}
+        </select>
+        <label className="inline">
+          From
+          <input
+            type="datetime-local"
+            value={isoToLocalInput(query.from)}
+            onChange={(e) => set('from', localInputToIso(e.target.value))}
+          />
+        </label>
+        <label className="inline">
+          To
+          <input type="datetime-local" value={isoToLocalInput(query.to)} onChange={(e) => set('to', localInputToIso(e.target.value))} />
+        </label>
+        <select aria-label="Outcome" value={query.status ?? ''} onChange={(e) => set('status', e.target.value || undefined)}>
+          <option value="">Any outcome</option>
+          <option value="active">active</option>
+          <option value="completed">completed</option>
+          <option value="failed">failed</option>
+          <option value="cancelled">cancelled</option>
+        </select>
+        <label className="inline check">
+          <input type="checkbox" checked={query.hasBlocks === 'true'} onChange={(e) => set('hasBlocks', e.target.checked ? 'true' : undefined)} />
+          Has blocks
+        </label>
+        <label className="inline check">
+          <input
+            type="checkbox"
+            checked={query.hasPendingApprovals === 'true'}
+            onChange={(e) => set('hasPendingApprovals', e.target.checked ? 'true' : undefined)}
+          />
+          Pending approvals
+        </label>
+        <input
+          className="grow"
+          type="search"
+          placeholder="Search input summaries…"
+          aria-label="Search"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+        />
+        {anyFilter && (
+          <button
+            className="btn ghost small"
+            onClick={() => {
+              setText('');
+              setParams(new URLSearchParams(), { replace: true });
+            }}
+          >
+            Clear
+          </button>
+        )}
+      </div>
+      <ErrorBox error={q.error} />
+      {q.isLoading ? (
+        <Loading />
+      ) : q.items.length === 0 ? (
+        anyFilter ? (
+          <EmptyState title="No session matches these filters">
+            <p>Widen the time range or clear the filters.</p>
+          </EmptyState>
+        ) : (
+          <EmptyState title="No sessions yet">
+            <QuickStart />
+          </EmptyState>
+        )
+      ) : (
+        <table className="table sessions-table">
+          <thead>
+            <tr>
+              <th>Started</th>
+              <th>Agent</th>
+              <th>Version</th>
+              <th>Outcome</th>
+              <th>Input</th>
+              <th className="num">Events</th>
+              <th className="num">Lost</th>
+              <th className="num">Duration</th>
+            </tr>
+          </thead>
+          <tbody>
+            {q.items.map((s) => (
+              <tr key={s.id} className="clickable" onClick={() => navigate(`/sessions/${s.id}`)}>
+                <td title={dateTime(s.startedAt)}>
+                  <Link to={`/sessions/${s.id}`} onClick={(e) => e.stopPropagation()}>
+                    {relative(s.startedAt)}
+                  </Link>
+                </td>
+                <td>{agentLabel(byId.get(s.agentId), s.agentId)}</td>
+                <td className="mono">{versions.get(s.agentVersionId) ?? '—'}</td>
+                <td>
+                  <StatusBadge status={s.status} />
+                </td>
+                <td className="truncate" title={s.inputSummary ?? ''}>
+                  {s.inputSummary ?? <span className="muted">—</span>}
+                </td>
+                <td className="num">{num(s.eventCount)}</td>
+                <td className={s.missingSequences > 0 ? 'num warn-text' : 'num muted'}>{s.missingSequences || ''}</td>
+                <td className="num">
+                  {duration(new Date(s.endedAt ?? s.lastEventAt).getTime() - new Date(s.startedAt).getTime())}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <div ref={more} className="load-more">
+        {q.hasNextPage && (
+          <button className="btn" disabled={q.isFetchingNextPage} onClick={() => void q.fetchNextPage()}>
+            {q.isFetchingNextPage ? 'Loading…' : 'Load more'}
+          </button>
+        )}
+      </div>
+    </div>
+  );
+}
