@@ -57,9 +57,9 @@ function commandText(s: Service): string {
 }
 
 const INFRA = ['kafka', 'kafka-init', 'postgres', 'redis'];
-const APP = ['migrate', 'gateway', 'projector', 'api'];
-const LONG_RUNNING_APP = ['gateway', 'projector', 'api'];
-const SCALABLE = ['gateway', 'projector'];
+const APP = ['migrate', 'gateway', 'projector', 'api', 'intelligence'];
+const LONG_RUNNING_APP = ['gateway', 'projector', 'api', 'intelligence'];
+const SCALABLE = ['gateway', 'projector', 'intelligence'];
 
 describe('docker-compose.yml', () => {
   test('has every expected service', () => {
@@ -138,6 +138,10 @@ describe('docker-compose.yml', () => {
     }
     expect(dep('api', 'postgres')).toBe('service_healthy');
     expect(dep('api', 'migrate')).toBe('service_completed_successfully');
+    for (const name of ['projector', 'api', 'intelligence'])
+      expect(dep(name, 'redis')).toBe('service_healthy');
+    expect(dep('intelligence', 'postgres')).toBe('service_healthy');
+    expect(dep('intelligence', 'migrate')).toBe('service_completed_successfully');
   });
 
   test('every app command runs an entry point or npm script that exists', () => {
@@ -189,7 +193,7 @@ describe('docker-compose.yml', () => {
     for (const name of LONG_RUNNING_APP) {
       const e = env(name);
       expect(e.DATABASE_URL).toMatch(/^postgresql:\/\/warden(:[^@]*)?@postgres:5432\/warden$/);
-      expect(e.KAFKA_BROKERS).toBe('kafka:9092');
+      if (name !== 'intelligence') expect(e.KAFKA_BROKERS).toBe('kafka:9092');
       expect(e.REDIS_URL).toBe('redis://redis:6379');
       expect(e.LOG_LEVEL).toBeTruthy();
       expect(e.PORT).toMatch(/^\d+$/);
@@ -197,6 +201,7 @@ describe('docker-compose.yml', () => {
     expect(env('migrate').DATABASE_URL).toBe(env('gateway').DATABASE_URL);
     expect(env('gateway').PORT).toBe('7401');
     expect(env('api').PORT).toBe('7402');
+    expect(env('intelligence').PORT).toBe('7404');
     expect(env('gateway')).toHaveProperty('WARDEN_INIT_API_KEY');
     expect(env('api')).toHaveProperty('WARDEN_INIT_API_KEY');
   });

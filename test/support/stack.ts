@@ -6,12 +6,13 @@ import { bootstrapProject } from '@agent-warden/api';
 import { start as startApi } from '@agent-warden/api';
 import { start as startGateway, type RunningGateway } from '@agent-warden/gateway';
 import { silentLogger } from '@agent-warden/observability';
+import { BullMqJobQueue, type JobQueue } from '@agent-warden/queue';
 import { createTestDatabase, type TestDatabase } from './database';
 import { randomSuffix, requireEnv } from './env';
 
 const ROOT = path.resolve(__dirname, '../..');
 
-/** A projector running as its own OS process (so a test can kill it hard). */
+/** A service (projector, intelligence worker) running as its own OS process (so a test can kill it hard). */
 export interface ProjectorProcess {
   child: ChildProcess;
   /** SIGKILL: no graceful commit, as in a crash. */
@@ -20,7 +21,11 @@ export interface ProjectorProcess {
   stop(): Promise<void>;
 }
 
-/** The real stack for one test file: fresh database, gateway + api in-process, projector as a child process. */
+/**
+ * The real stack for one test file: fresh database, gateway + api in-process, projector (and, when
+ * asked, the intelligence worker) as child processes, a job queue on the real Redis with its own
+ * key prefix.
+ */
 export interface TestStack {
   db: TestDatabase;
   prisma: PrismaClient;
@@ -30,7 +35,11 @@ export interface TestStack {
   projectId: string;
   topicPrefix: string;
   env: Record<string, string>;
+  /** A producer/reader on the stack's job queue (same Redis prefix as its services). */
+  queue: JobQueue;
   startProjector(): Promise<ProjectorProcess>;
+  /** Starts an intelligence worker process (services/intelligence) on the stack's queue. */
+  startIntelligence(): Promise<ProjectorProcess>;
   /** SIGKILLs every projector process of this stack. */
   killProjectors(): Promise<void>;
   stop(): Promise<void>;
@@ -44,11 +53,17 @@ function waitExit(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Starts the stack on real Kafka and PostgreSQL with an isolated database, topic prefix and
- * consumer group. Throws when `DATABASE_URL` or `KAFKA_BROKERS` is missing.
+ * Starts the stack on real Kafka, PostgreSQL and Redis with an isolated database, topic prefix,
+ * consumer group and queue prefix. Session readiness uses short delays (quiet 1500 ms, ended
+ * 300 ms) unless `env` overrides them. Throws when `DATABASE_URL`, `KAFKA_BROKERS` or `REDIS_URL`
+ * is missing.
  */
-export async function startTestStack(options: { projector?: boolean } = {}): Promise<TestStack> {
+export async function startTestStack(
+  options: { projector?: boolean; intelligence?: boolean; env?: Record<string, string> } = {},
+): Promise<TestStack> {
   const brokers = requireEnv('KAFKA_BROKERS');
+  const redisUrl = requireEnv('REDIS_URL');
+  const queuePrefix = `q${randomSuffix()}`;
   const db = await createTestDatabase();
   const prisma = createPrisma(db.url, { poolMax: 4 });
   const apiKey = `aw_test_${randomSuffix()}${randomSuffix()}${randomSuffix()}`;
@@ -60,7 +75,15 @@ export async function startTestStack(options: { projector?: boolean } = {}): Pro
     KAFKA_TOPIC_PREFIX: topicPrefix,
     WARDEN_PROJECTOR_GROUP: `projector-${randomSuffix()}`,
     WARDEN_EVENT_PARTITIONS: '3',
+    REDIS_URL: redisUrl,
+    WARDEN_QUEUE_PREFIX: queuePrefix,
+    WARDEN_SESSION_QUIET_MS: '1500',
+    WARDEN_SESSION_ENDED_DELAY_MS: '300',
+    // The LLM narrative stays off unless a test turns it on.
+    OPENAI_API_KEY: '',
+    OPENAI_BASE_URL: '',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+    ...options.env,
   };
   const gateway: RunningGateway = await startGateway(
     {
@@ -78,24 +101,37 @@ export async function startTestStack(options: { projector?: boolean } = {}): Pro
     },
     silentLogger(),
   );
-  const api = await startApi({ PORT: 0, DATABASE_URL: db.url, LOG_LEVEL: 'silent' }, silentLogger());
+  const api = await startApi(
+    {
+      PORT: 0,
+      DATABASE_URL: db.url,
+      LOG_LEVEL: 'silent',
+      REDIS_URL: redisUrl,
+      WARDEN_QUEUE_PREFIX: queuePrefix,
+    },
+    silentLogger(),
+  );
+  const queue = new BullMqJobQueue({ redisUrl, prefix: queuePrefix });
   const projectors = new Set<ProjectorProcess>();
 
-  const startProjector = async (): Promise<ProjectorProcess> => {
+  const startService = async (
+    service: 'projector' | 'intelligence',
+    readyLine: string,
+  ): Promise<ProjectorProcess> => {
     // `node --import tsx` (not the tsx CLI, which runs the script in a child process that a
-    // SIGKILL of the wrapper would orphan): the pid we kill is the projector itself.
-    const child = spawn(process.execPath, ['--import', 'tsx', 'services/projector/src/main.ts'], {
+    // SIGKILL of the wrapper would orphan): the pid we kill is the service itself.
+    const child = spawn(process.execPath, ['--import', 'tsx', `services/${service}/src/main.ts`], {
       cwd: ROOT,
       env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
-    // Ready when it logs "projector consuming" (logged after its consumer joined the group).
+    // Ready when it logs `readyLine` (the projector logs it after its consumer joined the group).
     await new Promise<void>((resolve, reject) => {
       const lines = readline.createInterface({ input: child.stdout! });
-      const timer = setTimeout(() => reject(new Error('projector did not start within 90 s')), 90_000);
-      child.once('exit', (code) => reject(new Error(`projector exited with ${code}`)));
+      const timer = setTimeout(() => reject(new Error(`${service} did not start within 90 s`)), 90_000);
+      child.once('exit', (code) => reject(new Error(`${service} exited with ${code}`)));
       lines.on('line', (line) => {
-        if (line.includes('"projector consuming"')) {
+        if (line.includes(`"${readyLine}"`)) {
           clearTimeout(timer);
           resolve();
         }
@@ -118,7 +154,10 @@ export async function startTestStack(options: { projector?: boolean } = {}): Pro
     projectors.add(p);
     return p;
   };
+  const startProjector = () => startService('projector', 'projector consuming');
+  const startIntelligence = () => startService('intelligence', 'intelligence worker processing');
   if (options.projector !== false) await startProjector();
+  if (options.intelligence) await startIntelligence();
 
   return {
     db,
@@ -129,7 +168,9 @@ export async function startTestStack(options: { projector?: boolean } = {}): Pro
     projectId: boot.projectId,
     topicPrefix,
     env,
+    queue,
     startProjector,
+    startIntelligence,
     killProjectors: async () => {
       await Promise.all([...projectors].map((p) => p.kill()));
     },
@@ -137,6 +178,7 @@ export async function startTestStack(options: { projector?: boolean } = {}): Pro
       await Promise.all([...projectors].map((p) => p.stop()));
       await gateway.stop();
       await api.stop();
+      await queue.close();
       await prisma.$disconnect();
       await db.drop();
     },

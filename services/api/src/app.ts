@@ -2,11 +2,14 @@ import express, { Router, type Express } from 'express';
 import { findApiKeyByHash, type PrismaClient } from '@agent-warden/db';
 import { apiKeyAuth, healthRouter, notFoundHandler, problemHandler } from '@agent-warden/http';
 import type { Logger } from '@agent-warden/observability';
+import type { JobQueue } from '@agent-warden/queue';
 import { approvalsRouter } from './routes/approvals';
 import { backtestRouter } from './routes/backtest';
+import { intelligenceRouter } from './routes/intelligence';
 import { policiesRouter } from './routes/policies';
 import { agentsRouter } from './routes/agents';
 import { readRouter } from './routes/read';
+import { recommendationsRouter } from './routes/recommendations';
 import { dashboardRouter } from './routes/static';
 import { statsRouter } from './routes/stats';
 
@@ -16,6 +19,8 @@ export interface ApiDeps {
   dashboardDir?: string;
   db: PrismaClient;
   logger: Logger;
+  /** Producer of `session-ready` jobs (regenerate intelligence); without it that route answers 503. */
+  queue?: JobQueue;
 }
 
 /** The api's `/v1` routes (read API, approvals, policies), to mount on the api or the standalone app. */
@@ -30,6 +35,8 @@ export function apiRoutes(deps: ApiDeps): Router {
   r.use(approvalsRouter({ auth: admin, db: deps.db }));
   r.use(backtestRouter({ auth: admin, db: deps.db }));
   r.use(policiesRouter({ read, admin, db: deps.db }));
+  r.use(intelligenceRouter({ read, admin, db: deps.db, queue: deps.queue }));
+  r.use(recommendationsRouter({ read, admin, db: deps.db }));
   return r;
 }
 

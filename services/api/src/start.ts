@@ -1,6 +1,7 @@
 import { createPrisma } from '@agent-warden/db';
 import { listen, openApiRouter } from '@agent-warden/http';
 import { createLogger, type Logger } from '@agent-warden/observability';
+import { BullMqJobQueue } from '@agent-warden/queue';
 import { createApiApp } from './app';
 import { bootstrapProject } from './bootstrap';
 import type { ApiConfig } from './config';
@@ -17,8 +18,11 @@ export async function start(
       { projectId: boot.projectId, apiKey: boot.generatedApiKey },
       'generated the first API key; it is shown only once',
     );
+  const queue = config.REDIS_URL
+    ? new BullMqJobQueue({ redisUrl: config.REDIS_URL, prefix: config.WARDEN_QUEUE_PREFIX, logger })
+    : undefined;
   let ready = true;
-  const app = createApiApp({ db, logger, dashboardDir: config.WARDEN_DASHBOARD_DIR }, () => ready, [openApiRouter()]);
+  const app = createApiApp({ db, logger, queue, dashboardDir: config.WARDEN_DASHBOARD_DIR }, () => ready, [openApiRouter()]);
   const server = await listen(app, config.PORT);
   logger.info({ port: server.port }, 'api listening');
   return {
@@ -27,6 +31,7 @@ export async function start(
     stop: async () => {
       ready = false;
       await server.close();
+      await queue?.close();
       await db.$disconnect();
     },
   };

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+import { IntEnv } from '@agent-warden/config';
+
+/**
+ * Intelligence worker configuration. The LLM narrative has its own variables, read by
+ * `narratorConfigFromEnv` of `@agent-warden/intelligence` (`OPENAI_API_KEY`, `OPENAI_BASE_URL`,
+ * `WARDEN_LLM_MODEL`, …; see the README).
+ *
+ * | variable | default | meaning |
+ * |---|---|---|
+ * | `DATABASE_URL` | (required) | PostgreSQL |
+ * | `REDIS_URL` | (required) | Redis of the job queue (BullMQ) |
+ * | `WARDEN_QUEUE_PREFIX` | `warden` | prefix of the job queue's Redis keys (same as the projector's and api's) |
+ * | `WARDEN_INTELLIGENCE_CONCURRENCY` | 2 | sessions analysed at once per worker process |
+ * | `WARDEN_INTELLIGENCE_ATTEMPTS` | 5 | tries per job before it is kept as failed |
+ * | `WARDEN_INTELLIGENCE_BACKOFF_MS` | 2000 | wait before the first retry, doubled each time |
+ * | `PORT` | 7404 | health/ready HTTP port (0 = none) |
+ * | `LOG_LEVEL` | info | pino level |
+ */
+export const WorkerEnv = z.object({
+  WARDEN_INTELLIGENCE_CONCURRENCY: IntEnv.min(1).max(256).default(2),
+  WARDEN_INTELLIGENCE_ATTEMPTS: IntEnv.min(1).max(100).default(5),
+  WARDEN_INTELLIGENCE_BACKOFF_MS: IntEnv.min(0).default(2000),
+});
+export type WorkerEnv = z.infer<typeof WorkerEnv>;
+
+export const IntelligenceConfig = WorkerEnv.extend({
+  DATABASE_URL: z.string().min(1),
+  REDIS_URL: z.string().min(1),
+  WARDEN_QUEUE_PREFIX: z.string().min(1).default('warden'),
+  PORT: IntEnv.min(0).max(65535).default(7404),
+  LOG_LEVEL: z.string().default('info'),
+});
+export type IntelligenceConfig = z.infer<typeof IntelligenceConfig>;

@@ -1,0 +1,91 @@
+import express from 'express';
+import { createPrisma, type PrismaClient } from '@agent-warden/db';
+import { healthRouter, listen, type RunningServer } from '@agent-warden/http';
+import { createNarrator, type NarratorConfig } from '@agent-warden/intelligence';
+import { createLogger, type Logger } from '@agent-warden/observability';
+import { BullMqJobQueue, type JobQueue, type Processor } from '@agent-warden/queue';
+import type { IntelligenceConfig, WorkerEnv } from './config';
+import { processSessionReady } from './queues/session-ready.processor';
+
+/**
+ * Registers the intelligence worker on an existing queue (the stack's BullMQ queue, or the
+ * standalone in-process one): the `session-ready` processor with the configured concurrency,
+ * attempts and backoff, and the LLM narrator when `narrator` config enables it (`OPENAI_API_KEY` or
+ * `OPENAI_BASE_URL` set). Returns the processor; close it before the queue.
+ */
+export async function startIntelligenceWorker(deps: {
+  db: PrismaClient;
+  queue: JobQueue;
+  logger: Logger;
+  config: WorkerEnv;
+  narrator?: NarratorConfig;
+}): Promise<Processor> {
+  const narrator = deps.narrator ? createNarrator(deps.narrator, deps.logger) : null;
+  deps.logger.info(
+    {
+      concurrency: deps.config.WARDEN_INTELLIGENCE_CONCURRENCY,
+      narrative: narrator ? narrator.model : 'off',
+    },
+    'intelligence worker processing',
+  );
+  return processSessionReady(
+    deps.queue,
+    { db: deps.db, logger: deps.logger, narrator },
+    {
+      concurrency: deps.config.WARDEN_INTELLIGENCE_CONCURRENCY,
+      attempts: deps.config.WARDEN_INTELLIGENCE_ATTEMPTS,
+      backoffMs: deps.config.WARDEN_INTELLIGENCE_BACKOFF_MS,
+    },
+  );
+}
+
+/** A running intelligence worker. */
+export interface RunningIntelligence {
+  /** Health server URL, when `PORT` is not 0. */
+  url?: string;
+  stop(deadlineMs?: number): Promise<void>;
+}
+
+/**
+ * Starts the intelligence worker (stack mode): a BullMQ worker on `REDIS_URL` that writes versioned
+ * session intelligence to PostgreSQL, and `/health` + `/ready` on `PORT`. Shutdown: fail `/ready`,
+ * stop taking jobs and wait for those running (within the deadline), close Redis and the database.
+ */
+export async function start(
+  config: IntelligenceConfig,
+  logger: Logger = createLogger({ name: 'intelligence', level: config.LOG_LEVEL }),
+  narrator?: NarratorConfig,
+): Promise<RunningIntelligence> {
+  const db = createPrisma(config.DATABASE_URL);
+  const queue = new BullMqJobQueue({
+    redisUrl: config.REDIS_URL,
+    prefix: config.WARDEN_QUEUE_PREFIX,
+    logger: logger.child({ component: 'queue' }),
+  });
+  let ready = false;
+  let server: RunningServer | undefined;
+  if (config.PORT !== 0) {
+    const app = express();
+    app.use(healthRouter(() => ready));
+    server = await listen(app, config.PORT);
+  }
+  const processor = await startIntelligenceWorker({ db, queue, logger, config, narrator });
+  ready = true;
+  return {
+    url: server?.url,
+    stop: async (deadlineMs = 30_000) => {
+      ready = false;
+      const deadline = new Promise<void>((r) => setTimeout(r, deadlineMs).unref());
+      await Promise.race([
+        (async () => {
+          await processor.close();
+          await queue.close();
+          await db.$disconnect();
+          await server?.close();
+        })(),
+        deadline,
+      ]);
+      logger.info('intelligence worker stopped');
+    },
+  };
+}
