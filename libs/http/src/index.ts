@@ -1,7 +1,9 @@
-/** @agent-warden/http — shared express pieces: typed errors, RFC 9457 problems, API-key auth, health. */
+/** @agent-warden/http — shared express pieces: typed errors, RFC 9457 problems, API-key and session-cookie auth, health. */
 export * from './errors';
 export * from './problem';
 export * from './auth';
+export * from './session';
+export * from './guard';
 export * from './health';
 export * from './server';
 export * from './parse';

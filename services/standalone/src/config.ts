@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { INGEST_LIMITS } from '@agent-warden/contracts';
 import { IntEnv } from '@agent-warden/config';
+import { DashboardEnv } from '@agent-warden/api';
 
 /**
  * Standalone configuration (`npm start`): every service in one process.
@@ -15,6 +16,7 @@ import { IntEnv } from '@agent-warden/config';
  * | `WARDEN_INIT_API_KEY` | — | API key (all scopes) ensured at start; else one is generated at first start and printed once |
  * | `WARDEN_MAX_BODY_BYTES` / `WARDEN_MAX_EVENTS_PER_BATCH` / `WARDEN_MAX_EVENT_BYTES` | 5 MiB / 500 / 256 KiB | ingest limits |
  * | `WARDEN_APPROVAL_TIMEOUT_SECONDS` | 300 | approval deadline when the policy sets none |
+ * | `WARDEN_DASHBOARD_DIR` | services/dashboard/dist | dashboard build served at `/` |
  * | `LOG_LEVEL` | info | pino level |
  */
 export const StandaloneConfig = z.object({
@@ -30,6 +32,7 @@ export const StandaloneConfig = z.object({
   WARDEN_MAX_EVENTS_PER_BATCH: IntEnv.min(1).default(INGEST_LIMITS.maxEventsPerBatch),
   WARDEN_MAX_EVENT_BYTES: IntEnv.min(256).default(INGEST_LIMITS.maxEventBytes),
   WARDEN_APPROVAL_TIMEOUT_SECONDS: IntEnv.min(1).default(300),
+  ...DashboardEnv.shape,
   LOG_LEVEL: z.string().default('info'),
 });
 export type StandaloneConfig = z.infer<typeof StandaloneConfig>;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import express from 'express';
-import { apiRoutes, bootstrapProject } from '@agent-warden/api';
+import { apiRoutes, bootstrapProject, dashboardRouter } from '@agent-warden/api';
 import { InMemoryBus } from '@agent-warden/bus';
 import { InMemoryJobQueue, type JobQueue } from '@agent-warden/queue';
 import { createPrisma, EMBEDDED_POOL_MAX, migrate, startEmbeddedPostgres } from '@agent-warden/db';
@@ -79,6 +79,7 @@ export async function start(
     }),
   );
   app.use(apiRoutes({ db, logger }));
+  app.use(dashboardRouter({ dir: config.WARDEN_DASHBOARD_DIR }));
   app.use(notFoundHandler);
   app.use(problemHandler(logger));
   const server = await listen(app, config.PORT, config.HOST);

@@ -17,7 +17,6 @@ import {
   PolicyNameConflictError,
   PolicyNotFoundError,
   PolicyVersionConflictError,
-  apiKeyActor,
   applyDefaultDecision,
   auditView,
   createPolicy,
@@ -38,7 +37,7 @@ import {
   setPolicyEnabled,
   type PrismaClient,
 } from '@agent-warden/db';
-import { AppError, notFound, parseOr400, principalOf, validationError } from '@agent-warden/http';
+import { AppError, actorOf, notFound, parseOr400, principalOf, validationError } from '@agent-warden/http';
 import { validatePolicy } from '@agent-warden/policy';
 import { decodeCursor, encodeCursor } from '../cursor';
 
@@ -121,7 +120,7 @@ export function policiesRouter(deps: {
   const r = Router();
   const ctx = (req: Request) => {
     const p = principalOf(req);
-    return { projectId: p.projectId, actor: apiKeyActor(p.keyId) };
+    return { projectId: p.projectId, actor: actorOf(p) };
   };
   const idOf = (req: Request) => parseOr400(Uuid, req.params.policyId, 'policyId');
 
