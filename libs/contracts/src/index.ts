@@ -13,6 +13,7 @@ export * from './problem';
 export * from './cloudevents';
 export * from './topics';
 export * from './read';
+export * from './dashboard-api';
 export * from './ids';
 export { buildOpenApiDocument } from './openapi';
 export * from './queues';

@@ -3,3 +3,4 @@ export { start } from './start';
 export { ApiConfig } from './config';
 export { apiRoutes, createApiApp, type ApiDeps } from './app';
 export { bootstrapProject, type BootstrapResult } from './bootstrap';
+export { dashboardRouter, DashboardEnv, DEFAULT_DASHBOARD_DIR } from './routes/static';

@@ -1,13 +1,11 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
-import { PageQuery, Uuid, type Capability } from '@agent-warden/contracts';
+import { Uuid, type Capability } from '@agent-warden/contracts';
 import { Prisma, type PrismaClient } from '@agent-warden/db';
 import { notFound, parseOr400, principalOf } from '@agent-warden/http';
-import { decodeCursor, toPage } from '../cursor';
 import { eventView, runView, sessionView } from '../views';
+import { listEvents, listSessions } from './sessions-query';
 
-const SessionsQuery = PageQuery.extend({ agentId: Uuid.optional(), agentVersionId: Uuid.optional() });
-const EventsQuery = PageQuery.extend({ type: z.string().max(200).optional(), sessionId: Uuid.optional() });
 const StatsQuery = z.object({
   /** Comma-separated agent version ids to restrict the counts to. */
   agentVersionId: z
@@ -52,24 +50,8 @@ export function readRouter(deps: { auth: RequestHandler; db: PrismaClient }): Ro
     });
   });
 
-  r.get('/v1/sessions', deps.auth, async (req, res) => {
-    const { projectId } = principalOf(req);
-    const q = parseOr400(SessionsQuery, req.query, 'query');
-    const after = q.cursor ? decodeCursor(q.cursor) : undefined;
-    const rows = await db.session.findMany({
-      where: {
-        projectId,
-        ...(q.agentId ? { agentId: q.agentId } : {}),
-        ...(q.agentVersionId ? { agentVersionId: q.agentVersionId } : {}),
-        ...(after
-          ? { OR: [{ startedAt: { lt: after.time } }, { startedAt: after.time, id: { lt: after.id } }] }
-          : {}),
-      },
-      orderBy: [{ startedAt: 'desc' }, { id: 'desc' }],
-      take: q.limit + 1,
-    });
-    res.json(toPage(rows, q.limit, sessionView, (r) => r.startedAt));
-  });
+  // Filters and paging: ./sessions-query.ts (contracts SessionsListQuery).
+  r.get('/v1/sessions', deps.auth, listSessions(db));
 
   r.get('/v1/sessions/:sessionId', deps.auth, async (req, res) => {
     const { projectId } = principalOf(req);
@@ -89,22 +71,8 @@ export function readRouter(deps: { auth: RequestHandler; db: PrismaClient }): Ro
     res.json({ ...sessionView(s), runs: runs.map(runView), events: events.map(eventView) });
   });
 
-  r.get('/v1/events', deps.auth, async (req, res) => {
-    const { projectId } = principalOf(req);
-    const q = parseOr400(EventsQuery, req.query, 'query');
-    const after = q.cursor ? decodeCursor(q.cursor) : undefined;
-    const rows = await db.event.findMany({
-      where: {
-        projectId,
-        ...(q.type ? { type: q.type } : {}),
-        ...(q.sessionId ? { sessionId: q.sessionId } : {}),
-        ...(after ? { OR: [{ time: { lt: after.time } }, { time: after.time, id: { lt: after.id } }] } : {}),
-      },
-      orderBy: [{ time: 'desc' }, { id: 'desc' }],
-      take: q.limit + 1,
-    });
-    res.json(toPage(rows, q.limit, eventView, (r) => r.time));
-  });
+  // Events explorer filters and paging: ./sessions-query.ts (contracts EventsExplorerQuery).
+  r.get('/v1/events', deps.auth, listEvents(db));
 
   r.get('/v1/stats/events', deps.auth, async (req, res) => {
     const { projectId } = principalOf(req);
