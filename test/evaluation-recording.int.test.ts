@@ -75,6 +75,7 @@ describe('stack: evaluation records after the answer', () => {
         WARDEN_EVALUATION_FLUSH_MS: 60_000,
         WARDEN_EVALUATION_BATCH_MAX: 1_000,
         WARDEN_EVALUATION_BUFFER_MAX: 1_000,
+        WARDEN_EVALUATION_BUFFER_MAX_BYTES: 1024 * 1024,
         LOG_LEVEL: 'silent',
       },
       silentLogger(),

@@ -5,6 +5,7 @@ import { IntEnv, ListEnv } from '@agent-warden/config';
 /** Defaults of the evaluation recorder's settings (records, ms). */
 export const RECORDER_DEFAULTS = {
   WARDEN_EVALUATION_BUFFER_MAX: 10_000,
+  WARDEN_EVALUATION_BUFFER_MAX_BYTES: 64 * 1024 * 1024,
   WARDEN_EVALUATION_FLUSH_MS: 5,
   WARDEN_EVALUATION_BATCH_MAX: 500,
 } as const;
@@ -25,6 +26,7 @@ export const RECORDER_DEFAULTS = {
  * | `WARDEN_APPROVAL_TIMEOUT_SECONDS` | 300 | approval deadline when the policy sets none |
  * | `WARDEN_POLICY_REFRESH_MS` | 500 | how often the policy fingerprint is checked (a change reaches every gateway within a second) |
  * | `WARDEN_EVALUATION_BUFFER_MAX` | 10000 | evaluation records held in memory at most (published or awaiting the log); past it `POST /v1/guardrails/evaluate` answers 503 `event_log_unavailable` |
+ * | `WARDEN_EVALUATION_BUFFER_MAX_BYTES` | 64 MiB | bytes of evaluation records (request body sizes) held at most; past it 503 as above |
  * | `WARDEN_EVALUATION_FLUSH_MS` | 5 | longest an evaluation record waits before its batch is published, ms |
  * | `WARDEN_EVALUATION_BATCH_MAX` | 500 | evaluation records per publish at most (a full batch is published at once) |
  * | `LOG_LEVEL` | info | pino level |
@@ -42,6 +44,9 @@ export const GatewayConfig = z
     WARDEN_APPROVAL_TIMEOUT_SECONDS: IntEnv.min(1).default(300),
     WARDEN_POLICY_REFRESH_MS: IntEnv.min(100).default(500),
     WARDEN_EVALUATION_BUFFER_MAX: IntEnv.min(1).default(RECORDER_DEFAULTS.WARDEN_EVALUATION_BUFFER_MAX),
+    WARDEN_EVALUATION_BUFFER_MAX_BYTES: IntEnv.min(1024).default(
+      RECORDER_DEFAULTS.WARDEN_EVALUATION_BUFFER_MAX_BYTES,
+    ),
     WARDEN_EVALUATION_FLUSH_MS: IntEnv.min(0)
       .max(60_000)
       .default(RECORDER_DEFAULTS.WARDEN_EVALUATION_FLUSH_MS),

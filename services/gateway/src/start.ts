@@ -49,6 +49,8 @@ export async function start(
   await policies.start();
   const evaluations = new EvaluationRecorder(bus, {
     capacity: config.WARDEN_EVALUATION_BUFFER_MAX ?? RECORDER_DEFAULTS.WARDEN_EVALUATION_BUFFER_MAX,
+    capacityBytes:
+      config.WARDEN_EVALUATION_BUFFER_MAX_BYTES ?? RECORDER_DEFAULTS.WARDEN_EVALUATION_BUFFER_MAX_BYTES,
     flushIntervalMs: config.WARDEN_EVALUATION_FLUSH_MS ?? RECORDER_DEFAULTS.WARDEN_EVALUATION_FLUSH_MS,
     maxBatch: config.WARDEN_EVALUATION_BATCH_MAX ?? RECORDER_DEFAULTS.WARDEN_EVALUATION_BATCH_MAX,
     logger: logger.child({ component: 'evaluation-recorder' }),

@@ -82,6 +82,7 @@ function message(): EvaluationMessage {
 const recorder = (bus: EventBus, over: Partial<ConstructorParameters<typeof EvaluationRecorder>[1]> = {}) =>
   new EvaluationRecorder(bus, {
     capacity: 100,
+    capacityBytes: 1_000_000,
     flushIntervalMs: 5,
     maxBatch: 10,
     retryDelayMs: 100,
@@ -176,6 +177,23 @@ describe('EvaluationRecorder', () => {
     expect(r.stats()).toMatchObject({ buffered: 0, published: 20 });
     expect(r.hasRoom()).toBe(true);
     expect(() => r.record(message())).not.toThrow();
+  });
+
+  test('the buffer is bounded in bytes too; a record larger than the budget is taken only into an empty buffer', async () => {
+    const bus = new FakeBus();
+    const r = recorder(bus, { capacityBytes: 1_000 });
+    bus.down = true;
+    r.record(message(), 600);
+    expect(() => r.record(message(), 600)).toThrow(
+      expect.objectContaining({ code: 'event_log_unavailable' }),
+    );
+    r.record(message(), 400);
+    expect(r.stats()).toMatchObject({ buffered: 2, bufferedBytes: 1_000, rejected: 1 });
+    bus.down = false;
+    await jest.advanceTimersByTimeAsync(2_000);
+    expect(r.stats()).toMatchObject({ buffered: 0, bufferedBytes: 0, published: 2 });
+    r.record(message(), 5_000);
+    expect(r.stats()).toMatchObject({ buffered: 1, bufferedBytes: 5_000 });
   });
 
   test('close() publishes what is buffered (without waiting for the interval), then refuses new records', async () => {

@@ -12,6 +12,10 @@ export interface RecorderStats {
   buffered: number;
   /** Capacity of the buffer (records). */
   capacity: number;
+  /** Approximate bytes held now (request body sizes of the buffered evaluations). */
+  bufferedBytes: number;
+  /** Byte budget of the buffer. */
+  capacityBytes: number;
   /** Records the event log acknowledged since start. */
   published: number;
   /** Records refused with 503 because the buffer was full or the recorder closed (the client retries them). */
@@ -28,7 +32,8 @@ export interface RecorderStats {
  * (or resolved), the record will reach the event log (or is counted and logged as lost).
  */
 export interface EvaluationSink {
-  record(message: EvaluationMessage): void | Promise<void>;
+  /** `bytes`: approximate size of the record (the request body's length), for the byte budget. */
+  record(message: EvaluationMessage, bytes?: number): void | Promise<void>;
   /** False while `record` would refuse (used by `/ready`). */
   hasRoom(): boolean;
   /** Counters for logs and `/ready`; absent on sinks that hold nothing. */
@@ -66,6 +71,11 @@ export function writeThroughSink(bus: EventBus): EvaluationSink {
 export interface EvaluationRecorderOptions {
   /** Most records held in memory (published or not yet confirmed); past it `record` answers 503. */
   capacity: number;
+  /**
+   * Most bytes held (sum of the sizes given to `record`); past it `record` answers 503. A record
+   * larger than the budget is still taken when the buffer is empty.
+   */
+  capacityBytes: number;
   /** Longest a record waits before its batch is published, ms (a full batch goes at once). */
   flushIntervalMs: number;
   /** Most records per publish. */
@@ -104,6 +114,9 @@ async function within(p: Promise<boolean>, ms: number): Promise<boolean> {
  */
 export class EvaluationRecorder implements EvaluationSink {
   private readonly buffer: EvaluationMessage[] = [];
+  /** Size of each buffered record (same order as `buffer`), bytes. */
+  private readonly sizes: number[] = [];
+  private bufferedBytes = 0;
   private timer: NodeJS.Timeout | undefined;
   private current: Promise<boolean> | undefined;
   private closed = false;
@@ -124,18 +137,21 @@ export class EvaluationRecorder implements EvaluationSink {
 
   /**
    * Appends `message`; never waits for the log. Throws {@link AppError} `event_log_unavailable`
-   * (503, Retry-After 1 s) when the buffer holds `capacity` records or the recorder is closed.
+   * (503, Retry-After 1 s) when the buffer holds `capacity` records, when `bytes` (the record's
+   * approximate size) would take it past `capacityBytes`, or when the recorder is closed.
    */
-  record(message: EvaluationMessage): void {
+  record(message: EvaluationMessage, bytes = 0): void {
     if (this.closed) {
       this.rejected += 1;
       throw unavailable('the gateway is shutting down; retry');
     }
-    if (this.buffer.length >= this.options.capacity) {
+    if (!this.fits(bytes)) {
       this.rejected += 1;
       throw unavailable();
     }
     this.buffer.push(message);
+    this.sizes.push(bytes);
+    this.bufferedBytes += bytes;
     if (this.current) return; // the flush in flight schedules the next one
     if (this.buffer.length >= this.options.maxBatch) {
       this.cancelTimer();
@@ -144,13 +160,22 @@ export class EvaluationRecorder implements EvaluationSink {
   }
 
   hasRoom(): boolean {
-    return !this.closed && this.buffer.length < this.options.capacity;
+    return !this.closed && this.fits(0);
+  }
+
+  private fits(bytes: number): boolean {
+    if (this.buffer.length === 0) return true;
+    return (
+      this.buffer.length < this.options.capacity && this.bufferedBytes + bytes <= this.options.capacityBytes
+    );
   }
 
   stats(): RecorderStats {
     return {
       buffered: this.buffer.length,
       capacity: this.options.capacity,
+      bufferedBytes: this.bufferedBytes,
+      capacityBytes: this.options.capacityBytes,
       published: this.published,
       rejected: this.rejected,
       failedFlushes: this.failedFlushes,
@@ -231,6 +256,7 @@ export class EvaluationRecorder implements EvaluationSink {
     try {
       await this.bus.publish(TOPICS.guardrailEvaluations, batch);
       this.buffer.splice(0, batch.length);
+      for (const b of this.sizes.splice(0, batch.length)) this.bufferedBytes -= b;
       this.published += batch.length;
       this.retryDelayMs = this.options.retryDelayMs ?? 100;
       return true;

@@ -100,22 +100,25 @@ export function evaluateRouter(deps: {
         input,
         evaluatedAt: decision.evaluatedAt,
       };
-      await deps.evaluations.record({
-        key: evaluationId,
-        value: {
-          specversion: '1.0',
-          id: evaluationId,
-          source: agentSource(projectId, body.agentId),
-          type: EVALUATION_RECORDED_TYPE,
-          time: decision.evaluatedAt,
-          datacontenttype: 'application/json',
-          projectid: projectId,
-          agentid: body.agentId,
-          ...(body.sessionId ? { sessionid: body.sessionId } : {}),
-          ...(body.runId ? { subject: body.runId } : {}),
-          data: record,
+      await deps.evaluations.record(
+        {
+          key: evaluationId,
+          value: {
+            specversion: '1.0',
+            id: evaluationId,
+            source: agentSource(projectId, body.agentId),
+            type: EVALUATION_RECORDED_TYPE,
+            time: decision.evaluatedAt,
+            datacontenttype: 'application/json',
+            projectid: projectId,
+            agentid: body.agentId,
+            ...(body.sessionId ? { sessionid: body.sessionId } : {}),
+            ...(body.runId ? { subject: body.runId } : {}),
+            data: record,
+          },
         },
-      });
+        Number(req.headers['content-length']) || 0,
+      );
       res.status(200).json(decision);
     } catch (err) {
       next(err);
