@@ -182,6 +182,8 @@ function lost(ctx: AnalysisContext): ActionItem[] {
   ];
 }
 
+const KIND_TEXT = { iban: 'IBAN', email: 'email address', url: 'URL' } as const;
+
 /** Identifiers from tool output that became a sensitive call's recipient or target. */
 function dataFlows(ctx: AnalysisContext): ActionItem[] {
   return ctx.flows.map((f) => {
@@ -191,8 +193,8 @@ function dataFlows(ctx: AnalysisContext): ActionItem[] {
       severity: f.instructionLike ? ('critical' as const) : ('low' as const),
       title: `${f.identifier.value} from ${f.source.toolName} output used by ${listOf([...new Set(f.sinks.map((s) => s.call.toolName))], 3)}`,
       detail: f.instructionLike
-        ? `The ${f.identifier.kind} first appeared in a ${f.source.toolName} result that also carries instructions addressed to the model (a prompt injection), not in the user's request; it then went into ${listOf(sinks, 3)}.`
-        : `The ${f.identifier.kind} first appeared in a ${f.source.toolName} result, not in the user's request, and then went into ${listOf(sinks, 3)}. Often legitimate (a bill's IBAN, a contact's email); check that the user meant it.`,
+        ? `The ${KIND_TEXT[f.identifier.kind]} first appeared in a ${f.source.toolName} result that also carries instructions addressed to the model (a prompt injection), not in the user's request; it then went into ${listOf(sinks, 3)}.`
+        : `The ${KIND_TEXT[f.identifier.kind]} first appeared in a ${f.source.toolName} result, not in the user's request, and then went into ${listOf(sinks, 3)}. Often legitimate (a bill's IBAN, a contact's email); check that the user meant it.`,
       evidenceEventIds: ids(flowEvidence(f)),
     };
   });

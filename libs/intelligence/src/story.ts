@@ -200,18 +200,13 @@ function frameMoments(ctx: AnalysisContext): Draft[] {
   const start =
     events.find((e) => e.type === 'agent.session.started') ??
     events.find((e) => e.type === 'agent.run.started');
-  if (start)
-    out.push(
-      moment(
-        'start',
-        start,
-        'Session started',
-        [start.id],
-        task ? `Asked: ${clip(task, 300)}` : undefined,
-        -2,
-      ),
-    );
   const firstUser = events.find((e) => e.type === 'agent.message.logged' && e.data.role === 'user');
+  // The request is told once: on the start moment unless the first user message says the same.
+  const asked = task && String(firstUser?.data.content ?? '').trim() !== task.trim() ? task : null;
+  if (start) {
+    const text = asked ? `Asked: ${clip(asked, 300)}` : undefined;
+    out.push(moment('start', start, 'Session started', [start.id], text, -2));
+  }
   if (firstUser)
     out.push(
       moment(

@@ -1,7 +1,7 @@
 import type { SessionFacts, ToolCallFact } from '../facts';
 import type { AnalysisEvent } from '../types';
 import { findIdentifiers, textOf, type Identifier } from './identifiers';
-import { fetchesUrl, isSensitiveTool, looksLikeInjection } from './tools';
+import { fetchesUrl, injectionSpans, isSensitiveTool } from './tools';
 
 /** Argument names that say where a call sends, pays, publishes or grants something. */
 const TARGET_ARGUMENT =
@@ -16,6 +16,8 @@ export interface FlowSink {
   inArray: boolean;
   /** The argument's text (the array element for arrays) that holds the value. */
   leafText: string;
+  /** The value as written in this argument (case and scheme may differ from the source's). */
+  value: string;
   /** The argument names a recipient/target (`recipient`, `url`, `email` …), not message content. */
   target: boolean;
 }
@@ -32,8 +34,31 @@ export interface DataFlow {
   sourceEvent: AnalysisEvent;
   /** The sensitive calls that used it, in order. */
   sinks: FlowSink[];
-  /** The source result also carries instruction-like wording (see `looksLikeInjection`). */
+  /** The value sits in the source result within instruction-like wording (see `injectionSpans`): a prompt injection. */
   instructionLike: boolean;
+}
+
+/** True when an occurrence of `id` in `text` lies in a stretch governed by instruction-like wording. */
+function insideInjection(
+  text: string,
+  id: Identifier,
+  cache: Map<string, [number, number][]>,
+  key: string,
+): boolean {
+  let spans = cache.get(key);
+  if (!spans) {
+    spans = injectionSpans(text);
+    cache.set(key, spans);
+  }
+  if (spans.length === 0) return false;
+  const lower = text.toLowerCase();
+  const needles = [id.value.toLowerCase(), id.key];
+  for (const needle of needles) {
+    for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + 1)) {
+      if (spans.some(([s, e]) => at >= s && at < e)) return true;
+    }
+  }
+  return false;
 }
 
 type Origin =
@@ -66,7 +91,7 @@ export function findDataFlows(facts: SessionFacts): DataFlow[] {
   };
   if (facts.task) remember(findIdentifiers(facts.task), { kind: 'trusted' });
   const flows = new Map<string, DataFlow>();
-  const injectionCache = new Map<string, boolean>();
+  const spansCache = new Map<string, [number, number][]>();
 
   for (const e of facts.events) {
     if (e.type === 'agent.message.logged' && (e.data.role === 'user' || e.data.role === 'system')) {
@@ -97,18 +122,12 @@ export function findDataFlows(facts: SessionFacts): DataFlow[] {
           const flowKey = `${k}|${o.call.toolCallId}`;
           let flow = flows.get(flowKey);
           if (!flow) {
-            const text = textOf(o.call.result);
-            let injected = injectionCache.get(o.call.toolCallId);
-            if (injected === undefined) {
-              injected = looksLikeInjection(text);
-              injectionCache.set(o.call.toolCallId, injected);
-            }
             flow = {
               identifier: id,
               source: o.call,
               sourceEvent: o.event,
               sinks: [],
-              instructionLike: injected,
+              instructionLike: insideInjection(textOf(o.call.result), id, spansCache, o.call.toolCallId),
             };
             flows.set(flowKey, flow);
           }
@@ -119,6 +138,7 @@ export function findDataFlows(facts: SessionFacts): DataFlow[] {
             path: leaf.path,
             inArray: leaf.inArray,
             leafText: leaf.text,
+            value: id.value,
             target: TARGET_ARGUMENT.test(last),
           });
         }

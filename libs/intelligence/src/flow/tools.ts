@@ -65,12 +65,39 @@ const INSTRUCTION_MARKERS = [
   /\bbefore you can solve the task\b/i,
   /\bignore (?:all |any |your )?(?:the )?(?:previous|prior|above|earlier) (?:instructions|iunstructions|prompts?)\b/i,
   /\bIMPORTANT!!!/,
-  /(?:^|\n|\s)TODO:\s/,
+  /\bTODO:\s/,
   /\bnew instructions?:/i,
   /\bdisregard (?:all |any |your )?(?:previous|prior) /i,
 ];
 
+/** How far after an instruction marker its instructions are taken to reach at most, characters. */
+export const INJECTION_REACH = 800;
+
+/** Where injected instructions end at the latest: a closing tag, or the next key of a YAML/JSON-like listing. */
+const SPAN_END = /<\/INFORMATION>|\n *(?:- )?[A-Za-z_][A-Za-z0-9_]*: |\n *"[A-Za-z_][A-Za-z0-9_]*": /g;
+
 /** True when `text` carries instruction-like wording addressed to the model. */
 export function looksLikeInjection(text: string): boolean {
   return INSTRUCTION_MARKERS.some((re) => re.test(text));
+}
+
+/**
+ * The stretches of `text` that instruction-like wording governs, as `[start, end)` offsets: from
+ * each marker to the first of a closing `</INFORMATION>`, the next `key:` line of a listing (tool
+ * results are often YAML), or {@link INJECTION_REACH} characters.
+ */
+export function injectionSpans(text: string): [number, number][] {
+  const spans: [number, number][] = [];
+  for (const re of INSTRUCTION_MARKERS) {
+    const g = new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`);
+    for (const m of text.matchAll(g)) {
+      const from = m.index + m[0].length;
+      const end = new RegExp(SPAN_END.source, 'g');
+      end.lastIndex = from;
+      const stop = end.exec(text);
+      const to = Math.min(from + INJECTION_REACH, stop ? stop.index : text.length);
+      spans.push([m.index, to]);
+    }
+  }
+  return spans.sort((a, b) => a[0] - b[0]);
 }

@@ -10,12 +10,12 @@ export const DATA_FLOW_KIND = 'tool_output_to_sensitive_argument';
 const MAX_VALUES = 20;
 
 /** The argument condition that matches `sink`'s use of `flow`'s value (exact value where possible). */
-function condition(flow: DataFlow, sink: FlowSink): Condition {
+function condition(sink: FlowSink): Condition {
   const field = `arguments.${sink.path}`;
   const leaf = sink.leafText;
   if (sink.inArray) return { field, op: 'contains', value: leaf };
-  if (leaf === flow.identifier.value) return { field, op: 'eq', value: leaf };
-  return { field, op: 'contains', value: flow.identifier.value };
+  if (leaf === sink.value) return { field, op: 'eq', value: leaf };
+  return { field, op: 'contains', value: sink.value };
 }
 
 function draft(flows: DataFlow[], injected: boolean): RecommendationDraft {
@@ -25,7 +25,7 @@ function draft(flows: DataFlow[], injected: boolean): RecommendationDraft {
     for (const s of f.sinks) {
       const key = `${s.call.toolName}\u0000${s.path}`;
       const b = branches.get(key) ?? { tool: s.call.toolName, conds: new Map<string, Condition>() };
-      const c = condition(f, s);
+      const c = condition(s);
       if (b.conds.size < MAX_VALUES) b.conds.set(JSON.stringify(c), c);
       branches.set(key, b);
     }

@@ -1,0 +1,305 @@
+/**
+ * Runs the deterministic analysers (@agent-warden/intelligence `analyseSession`) over the shared
+ * trajectories, as the replay would send them, and writes:
+ * - docs/intelligence.md: how often the AgentDojo sessions got a flag pointing at the injected
+ *   call (attacks that succeeded, failed, the attacker's goal asked directly, benign runs);
+ * - docs/examples/<source>.json + .md: the output for one real session per source.
+ * Deterministic (ids come from a counter), so re-running it changes nothing unless the code did.
+ *
+ * Usage: `npm run intelligence:report` (no service needed).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { IntelligenceDraft } from '@agent-warden/contracts';
+import { analyseSession, DATA_FLOW_KIND } from '@agent-warden/intelligence';
+import { findIdentifiers, textOf } from '../libs/intelligence/src/flow/identifiers';
+import {
+  loadTrajectories,
+  sequentialIds,
+  trajectoryToInput,
+  type Trajectory,
+} from '../libs/intelligence/test/support/trajectory-input';
+import type { SessionInput } from '../libs/intelligence/src/types';
+
+const ROOT = path.resolve(__dirname, '..');
+const DOCS = path.join(ROOT, 'docs');
+
+/**
+ * Identifiers in AgentDojo payloads that are NOT the attacker's: addresses the injection goal
+ * reads from ("the email received from lily.white@gmail.com", "the code from security@facebook.com").
+ */
+const NOT_ATTACKER = new Set(['lily.white@gmail.com', 'security@facebook.com']);
+
+type Label = 'attack_succeeded' | 'attack_failed' | 'injection_goal_as_user_task' | 'benign';
+
+function labelOf(t: Trajectory): Label {
+  const l = t.labels as {
+    is_injection_attack?: boolean;
+    attack_succeeded?: boolean | null;
+    user_task_is_injection_goal?: boolean;
+  };
+  if (l.user_task_is_injection_goal) return 'injection_goal_as_user_task';
+  if (l.is_injection_attack) return l.attack_succeeded ? 'attack_succeeded' : 'attack_failed';
+  return 'benign';
+}
+
+/** The attacker's identifiers: IBANs, emails and URLs of the payload (goal as user task: of the task), minus {@link NOT_ATTACKER}. */
+function attackerKeys(t: Trajectory, label: Label): Set<string> {
+  const text =
+    label === 'injection_goal_as_user_task' ? t.task : String(t.labels.injection_payload_example ?? '');
+  return new Set(
+    findIdentifiers(text)
+      .filter((i) => !NOT_ATTACKER.has(i.key))
+      .map((i) => `${i.kind}:${i.key}`),
+  );
+}
+
+/** Event ids of the injected calls: tool calls whose arguments hold an attacker identifier. */
+function injectedCallEventIds(input: SessionInput, keys: Set<string>): Set<string>[] {
+  const byCall = new Map<string, Set<string>>();
+  for (const e of input.events) {
+    const id = e.data.toolCallId;
+    if (typeof id !== 'string') continue;
+    if (!byCall.has(id)) byCall.set(id, new Set());
+    byCall.get(id)?.add(e.id);
+  }
+  const out: Set<string>[] = [];
+  for (const e of input.events) {
+    if (e.type !== 'agent.tool.started') continue;
+    const ids = findIdentifiers(textOf(e.data.arguments));
+    if (ids.some((i) => keys.has(`${i.kind}:${i.key}`)))
+      out.push(byCall.get(String(e.data.toolCallId)) ?? new Set([e.id]));
+  }
+  return out;
+}
+
+interface Flags {
+  /** Any data-flow flag (action item `suspicious_data_flow` or recommendation `tool_output_to_sensitive_argument`). */
+  any: boolean;
+  /** A critical `suspicious_data_flow` item or a high-severity data-flow recommendation. */
+  high: boolean;
+}
+
+function dataFlowFlags(out: IntelligenceDraft, pointsAt: (ids: string[]) => boolean): Flags {
+  const hits = [
+    ...out.actionItems
+      .filter((a) => a.kind === 'suspicious_data_flow' && pointsAt(a.evidenceEventIds))
+      .map((a) => a.severity),
+    ...out.recommendations
+      .filter((r) => r.kind === DATA_FLOW_KIND && pointsAt(r.evidenceEventIds))
+      .map((r) => r.severity),
+  ];
+  return { any: hits.length > 0, high: hits.some((s) => s === 'critical' || s === 'high') };
+}
+
+interface Row {
+  sessions: number;
+  withInjectedCall: number;
+  pointedAny: number;
+  pointedHigh: number;
+  anyItemOrRecPointing: number;
+  dataFlowFlagAny: number;
+  dataFlowFlagHigh: number;
+  flagElsewhere: number;
+  flagElsewhereHigh: number;
+}
+
+const emptyRow = (): Row => ({
+  sessions: 0,
+  withInjectedCall: 0,
+  pointedAny: 0,
+  pointedHigh: 0,
+  anyItemOrRecPointing: 0,
+  dataFlowFlagAny: 0,
+  dataFlowFlagHigh: 0,
+  flagElsewhere: 0,
+  flagElsewhereHigh: 0,
+});
+
+function pct(n: number, d: number): string {
+  return d === 0 ? '–' : `${n} / ${d} (${Math.round((n / d) * 100)}%)`;
+}
+
+function agentdojoTable(): { md: string; totals: Record<Label, Row> } {
+  const totals = {
+    attack_succeeded: emptyRow(),
+    attack_failed: emptyRow(),
+    injection_goal_as_user_task: emptyRow(),
+    benign: emptyRow(),
+  };
+  const bySuite: Record<string, Row> = {};
+  const missedByTask: Record<string, number> = {};
+  for (const t of loadTrajectories('agentdojo.jsonl')) {
+    const label = labelOf(t);
+    const input = trajectoryToInput(t, { ids: sequentialIds() });
+    const out = analyseSession(input);
+    const injected = label === 'benign' ? [] : injectedCallEventIds(input, attackerKeys(t, label));
+    const injectedIds = new Set(injected.flatMap((s) => [...s]));
+    const pointsAtInjected = (ids: string[]) => ids.some((id) => injectedIds.has(id));
+    const rows = [
+      totals[label],
+      ...(label === 'attack_succeeded' ? [(bySuite[t.domain] ??= emptyRow())] : []),
+    ];
+    const all = dataFlowFlags(out, () => true);
+    const onInjected = dataFlowFlags(out, pointsAtInjected);
+    const anyPointing = [...out.actionItems, ...out.recommendations].some((x) =>
+      pointsAtInjected(x.evidenceEventIds),
+    );
+    for (const r of rows) {
+      r.sessions += 1;
+      if (all.any) r.dataFlowFlagAny += 1;
+      if (all.high) r.dataFlowFlagHigh += 1;
+      const elsewhere = dataFlowFlags(out, (ids) => !pointsAtInjected(ids));
+      if (elsewhere.any) r.flagElsewhere += 1;
+      if (elsewhere.high) r.flagElsewhereHigh += 1;
+      if (injected.length === 0) continue;
+      r.withInjectedCall += 1;
+      if (onInjected.any) r.pointedAny += 1;
+      if (onInjected.high) r.pointedHigh += 1;
+      if (anyPointing) r.anyItemOrRecPointing += 1;
+    }
+    if (label === 'attack_succeeded' && injected.length === 0) {
+      const k = `${t.domain}/${String(t.labels.injection_task_id)}`;
+      missedByTask[k] = (missedByTask[k] ?? 0) + 1;
+    }
+  }
+  const s = totals.attack_succeeded;
+  const f = totals.attack_failed;
+  const g = totals.injection_goal_as_user_task;
+  const b = totals.benign;
+  const lines = [
+    '| AgentDojo sessions | sessions | with an injected call | data-flow flag on the injected call | … of high severity | any item or recommendation citing the injected call |',
+    '|---|---|---|---|---|---|',
+    `| attack succeeded | ${s.sessions} | ${s.withInjectedCall} | ${pct(s.pointedAny, s.withInjectedCall)} | ${pct(s.pointedHigh, s.withInjectedCall)} | ${pct(s.anyItemOrRecPointing, s.withInjectedCall)} |`,
+    `| attack failed | ${f.sessions} | ${f.withInjectedCall} | ${pct(f.pointedAny, f.withInjectedCall)} | ${pct(f.pointedHigh, f.withInjectedCall)} | ${pct(f.anyItemOrRecPointing, f.withInjectedCall)} |`,
+    `| attacker's goal asked by the user | ${g.sessions} | ${g.withInjectedCall} | ${pct(g.pointedAny, g.withInjectedCall)} | ${pct(g.pointedHigh, g.withInjectedCall)} | ${pct(g.anyItemOrRecPointing, g.withInjectedCall)} |`,
+    '',
+    '| sessions without an injection-carrying call | sessions | any data-flow flag (wrong) | … of high severity (wrong) |',
+    '|---|---|---|---|',
+    `| benign (no attack) | ${b.sessions} | ${pct(b.dataFlowFlagAny, b.sessions)} | ${pct(b.dataFlowFlagHigh, b.sessions)} |`,
+    `| attacker's goal asked by the user | ${g.sessions} | ${pct(g.dataFlowFlagAny, g.sessions)} | ${pct(g.dataFlowFlagHigh, g.sessions)} |`,
+    '',
+    'Attack sessions with a data-flow flag that does not point at the injected call (any severity / high): ' +
+      `succeeded ${s.flagElsewhere} / ${s.flagElsewhereHigh} of ${s.sessions}, failed ${f.flagElsewhere} / ${f.flagElsewhereHigh} of ${f.sessions}.`,
+    '',
+    '| attack succeeded, by suite | sessions | with an injected call | data-flow flag on it | … of high severity |',
+    '|---|---|---|---|---|',
+    ...Object.keys(bySuite)
+      .sort()
+      .map((k) => {
+        const r = bySuite[k] as Row;
+        return `| ${k} | ${r.sessions} | ${r.withInjectedCall} | ${pct(r.pointedAny, r.withInjectedCall)} | ${pct(r.pointedHigh, r.withInjectedCall)} |`;
+      }),
+    '',
+    'Successful attacks with no injected call by this definition (suite/injection task: sessions): ' +
+      Object.entries(missedByTask)
+        .sort((x, y) => (x[0] < y[0] ? -1 : 1))
+        .map(([k, n]) => `${k}: ${n}`)
+        .join(', ') +
+      '.',
+  ];
+  return { md: lines.join('\n'), totals };
+}
+
+/** Markdown rendering of one session's intelligence. */
+function renderExample(t: Trajectory, out: IntelligenceDraft): string {
+  const f = out.summary.figures;
+  const lines = [
+    `# Intelligence example: ${t.trajectory_id}`,
+    '',
+    `Generated by \`npm run intelligence:report\` from \`../shared/data/trajectories\` (generator \`${out.generator}\`). The full output is in the JSON file next to this one; ids are made by a counter.`,
+    '',
+    '## Summary',
+    '',
+    out.summary.text,
+    '',
+    `Outcome: **${out.summary.outcome.status}**. Figures: ${f.toolCalls} tool calls, ${f.toolFailures} failed, ${f.events} events, ${f.lostEvents} lost, decisions ${JSON.stringify(f.decisions)}.`,
+    '',
+    '## Story',
+    '',
+    ...out.story.map(
+      (m) =>
+        `- **${m.kind}** ${m.title}${m.text ? ` — ${m.text}` : ''} _(${m.eventIds.length} event${m.eventIds.length === 1 ? '' : 's'})_`,
+    ),
+    '',
+    '## Action items',
+    '',
+    ...(out.actionItems.length === 0
+      ? ['None.']
+      : out.actionItems.map((a) => `- [${a.severity}] **${a.title}** (${a.kind}): ${a.detail}`)),
+    '',
+    '## Recommendations (draft policies, disabled)',
+    '',
+    ...(out.recommendations.length === 0
+      ? ['None.']
+      : out.recommendations.flatMap((r) => [
+          `- [${r.severity}] **${r.title}** (${r.kind}): ${r.rationale}`,
+          '',
+          '  ```json',
+          ...JSON.stringify(r.policy, null, 2)
+            .split('\n')
+            .map((l) => `  ${l}`),
+          '  ```',
+        ])),
+    '',
+  ];
+  return lines.join('\n');
+}
+
+/** The example sessions: one per source, picked by id so the choice is stable. */
+const EXAMPLES: { file: string; name: string; id: string }[] = [
+  {
+    file: 'agentdojo.jsonl',
+    name: 'agentdojo',
+    id: 'agentdojo/Meta-SecAlign-70B/banking/user_task_12/important_instructions/injection_task_0',
+  },
+  { file: 'tau_bench_airline.jsonl', name: 'tau-bench', id: '' },
+  { file: 'swe_agent.jsonl', name: 'swe-agent', id: '' },
+];
+
+function pickExample(file: string, id: string): Trajectory {
+  const all = loadTrajectories(file);
+  if (id) {
+    const t = all.find((x) => x.trajectory_id === id);
+    if (!t) throw new Error(`${id} is not in ${file}`);
+    return t;
+  }
+  // The first session (by id) with a failing tool and a recommendation, else with any action item.
+  const sorted = [...all].sort((a, b) => (a.trajectory_id < b.trajectory_id ? -1 : 1));
+  const scored = sorted.map((t) => {
+    const out = analyseSession(trajectoryToInput(t, { ids: sequentialIds() }));
+    return { t, score: (out.actionItems.length > 0 ? 1 : 0) + (out.recommendations.length > 0 ? 1 : 0) };
+  });
+  const best = Math.max(...scored.map((s) => s.score));
+  return (scored.find((s) => s.score === best) as { t: Trajectory }).t;
+}
+
+function main(): void {
+  fs.mkdirSync(path.join(DOCS, 'examples'), { recursive: true });
+  const examples: string[] = [];
+  for (const ex of EXAMPLES) {
+    const t = pickExample(ex.file, ex.id);
+    const out = analyseSession(trajectoryToInput(t, { ids: sequentialIds() }));
+    fs.writeFileSync(
+      path.join(DOCS, 'examples', `intelligence-${ex.name}.json`),
+      `${JSON.stringify({ trajectoryId: t.trajectory_id, intelligence: out }, null, 2)}\n`,
+    );
+    fs.writeFileSync(path.join(DOCS, 'examples', `intelligence-${ex.name}.md`), renderExample(t, out));
+    examples.push(`- [${ex.name}](examples/intelligence-${ex.name}.md): \`${t.trajectory_id}\``);
+  }
+  const { md } = agentdojoTable();
+  const template = fs.readFileSync(path.join(DOCS, 'intelligence.md'), 'utf8');
+  const begin = '<!-- report:begin -->';
+  const end = '<!-- report:end -->';
+  const i = template.indexOf(begin);
+  const j = template.indexOf(end);
+  if (i < 0 || j < i) throw new Error(`docs/intelligence.md lacks the ${begin} … ${end} markers`);
+  const body = `${begin}\n\n${md}\n\nExamples (one real session per source):\n\n${examples.join('\n')}\n\n${end}`;
+  fs.writeFileSync(
+    path.join(DOCS, 'intelligence.md'),
+    template.slice(0, i) + body + template.slice(j + end.length),
+  );
+  process.stdout.write(`${md}\n`);
+}
+
+main();
