@@ -13,6 +13,9 @@ source "${WARDEN_INFRA_DIR:-.infra}/env"
 export DATABASE_URL KAFKA_BROKERS REDIS_URL
 
 npx tsc -p tsconfig.json --noEmit
+# The dashboard (browser code: DOM lib, JSX) has its own tsconfig; then its build for the e2e suite.
+npx tsc -p services/dashboard/tsconfig.json --noEmit
+node services/dashboard/scripts/ensure-built.mjs
 npm run --silent lint
 npx jest --selectProjects unit "$@"
 # --forceExit: a suite that fails mid-way (e.g. a timed-out hook) can leave a client open; CI must

@@ -3,6 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -24,8 +25,12 @@ const sources = ['src', 'index.html', 'package.json', 'vite.config.mts', 'tsconf
 const builtAt = newest(built);
 if (process.argv.includes('--force') || builtAt === 0 || Math.max(...sources) > builtAt) {
   process.stdout.write('building the dashboard (services/dashboard/dist)…\n');
-  execFileSync(process.execPath, [path.join(root, '../../node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  execFileSync(
+    process.execPath,
+    [path.join(root, '../../node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'],
+    {
+      cwd: root,
+      stdio: 'inherit',
+    },
+  );
 }

@@ -41,7 +41,14 @@ export function App() {
             <Route path="/approvals" element={<Approvals />} />
             {admin && <Route path="/admin/keys" element={<ApiKeys />} />}
             {admin && <Route path="/admin/users" element={<Users />} />}
-            <Route path="*" element={<div className="empty">Nothing here. <a href="/sessions">Sessions</a></div>} />
+            <Route
+              path="*"
+              element={
+                <div className="empty">
+                  Nothing here. <a href="/sessions">Sessions</a>
+                </div>
+              }
+            />
           </Routes>
         </Suspense>
       </main>

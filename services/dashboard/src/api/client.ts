@@ -31,7 +31,8 @@ export type Query = Record<string, string | number | boolean | undefined | null>
 export function withQuery(path: string, query?: Query): string {
   if (!query) return path;
   const qs = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') qs.set(k, String(v));
+  for (const [k, v] of Object.entries(query))
+    if (v !== undefined && v !== null && v !== '') qs.set(k, String(v));
   const s = qs.toString();
   return s ? `${path}?${s}` : path;
 }
@@ -71,7 +72,7 @@ export async function api<T>(
   }
   if (res.status === 204) return undefined as T;
   const text = await res.text();
-  let body: unknown = undefined;
+  let body: unknown;
   try {
     body = text ? JSON.parse(text) : undefined;
   } catch {

@@ -20,7 +20,13 @@ export function ConditionTree({
 }) {
   return (
     <div className="cond-tree">
-      <NodeEditor node={node} path={[]} onSet={(p, n) => onChange(replace(node, p, n) ?? { all: [] as MatchNode[] } as MatchNode)} errors={errors} root />
+      <NodeEditor
+        node={node}
+        path={[]}
+        onSet={(p, n) => onChange(replace(node, p, n) ?? ({ all: [] as MatchNode[] } as MatchNode))}
+        errors={errors}
+        root
+      />
       <datalist id="policy-fields">
         {POLICY_FIELDS.map((f) => (
           <option key={f} value={f} />
@@ -86,7 +92,13 @@ function NodeEditor({
             onChange={(e) => set({ field: e.target.value })}
             className={errors.has(key([...path, 'field'])) ? 'invalid' : ''}
           />
-          <select aria-label="Operator" value={leaf.op} onChange={(e) => set({ op: e.target.value, value: parseValue(e.target.value, formatValue(leaf.value)) })}>
+          <select
+            aria-label="Operator"
+            value={leaf.op}
+            onChange={(e) =>
+              set({ op: e.target.value, value: parseValue(e.target.value, formatValue(leaf.value)) })
+            }
+          >
             {OPS.map((o) => (
               <option key={o} value={o}>
                 {o}
@@ -94,15 +106,28 @@ function NodeEditor({
             ))}
           </select>
           {leaf.op === 'exists' ? (
-            <select aria-label="Value" value={String(leaf.value !== false)} onChange={(e) => set({ value: e.target.value === 'true' })}>
+            <select
+              aria-label="Value"
+              value={String(leaf.value !== false)}
+              onChange={(e) => set({ value: e.target.value === 'true' })}
+            >
               <option value="true">is present</option>
               <option value="false">is missing</option>
             </select>
           ) : (
-            <ValueInput op={leaf.op} value={leaf.value} invalid={errors.has(key([...path, 'value']))} onChange={(value) => set({ value })} />
+            <ValueInput
+              op={leaf.op}
+              value={leaf.value}
+              invalid={errors.has(key([...path, 'value']))}
+              onChange={(value) => set({ value })}
+            />
           )}
           {!root && (
-            <button className="btn ghost small" aria-label="Remove condition" onClick={() => onSet(path, null)}>
+            <button
+              className="btn ghost small"
+              aria-label="Remove condition"
+              onClick={() => onSet(path, null)}
+            >
               ✕
             </button>
           )}
@@ -115,10 +140,12 @@ function NodeEditor({
     );
   }
   const kind: 'all' | 'any' | 'not' = 'all' in node ? 'all' : 'any' in node ? 'any' : 'not';
-  const children: MatchNode[] = kind === 'not' ? [(node as { not: MatchNode }).not] : ((node as Record<string, MatchNode[]>)[kind] ?? []);
+  const children: MatchNode[] =
+    kind === 'not' ? [(node as { not: MatchNode }).not] : ((node as Record<string, MatchNode[]>)[kind] ?? []);
   const changeKind = (k: 'all' | 'any' | 'not') => {
     if (k === kind) return;
-    if (k === 'not') onSet(path, { not: children[0] ?? { field: 'tool.name', op: 'eq', value: '' } } as MatchNode);
+    if (k === 'not')
+      onSet(path, { not: children[0] ?? { field: 'tool.name', op: 'eq', value: '' } } as MatchNode);
     else onSet(path, { [k]: children } as unknown as MatchNode);
   };
   const add = (child: MatchNode) => {
@@ -128,17 +155,27 @@ function NodeEditor({
   return (
     <div className={`cond-group kind-${kind}`}>
       <div className="cond-group-head">
-        <select aria-label="Group" value={kind} onChange={(e) => changeKind(e.target.value as 'all' | 'any' | 'not')}>
+        <select
+          aria-label="Group"
+          value={kind}
+          onChange={(e) => changeKind(e.target.value as 'all' | 'any' | 'not')}
+        >
           <option value="all">all of</option>
           <option value="any">any of</option>
           <option value="not">not</option>
         </select>
         {kind !== 'not' && (
           <>
-            <button className="btn ghost small" onClick={() => add({ field: 'tool.name', op: 'eq', value: '' } as MatchNode)}>
+            <button
+              className="btn ghost small"
+              onClick={() => add({ field: 'tool.name', op: 'eq', value: '' } as MatchNode)}
+            >
               + condition
             </button>
-            <button className="btn ghost small" onClick={() => add({ any: [{ field: 'tool.name', op: 'eq', value: '' }] } as MatchNode)}>
+            <button
+              className="btn ghost small"
+              onClick={() => add({ any: [{ field: 'tool.name', op: 'eq', value: '' }] } as MatchNode)}
+            >
               + group
             </button>
           </>
@@ -167,12 +204,21 @@ function NodeEditor({
 }
 
 /** The value text as typed (kept while typing), parsed on each change. */
-function ValueInput({ op, value, invalid, onChange }: { op: string; value: unknown; invalid: boolean; onChange: (v: unknown) => void }) {
+function ValueInput({
+  op,
+  value,
+  invalid,
+  onChange,
+}: {
+  op: string;
+  value: unknown;
+  invalid: boolean;
+  onChange: (v: unknown) => void;
+}) {
   const [text, setText] = useState(formatValue(value));
   useEffect(() => {
     // Follow outside changes (JSON view, reset) but not the echo of our own typing.
     if (JSON.stringify(parseValue(op, text)) !== JSON.stringify(value)) setText(formatValue(value));
-    // eslint-disable-next-line
   }, [value, op]);
   return (
     <input

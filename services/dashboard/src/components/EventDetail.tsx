@@ -74,7 +74,9 @@ function TypeBody({ event, d }: { event: WardenEvent; d: Data }) {
         <>
           <Section label="Status">
             <StatusBadge status={String(d.status ?? 'ended')} />
-            {typeof d.durationMs === 'number' && <span className="muted small"> after {duration(d.durationMs)}</span>}
+            {typeof d.durationMs === 'number' && (
+              <span className="muted small"> after {duration(d.durationMs)}</span>
+            )}
           </Section>
           {!!d.outputSummary && (
             <Section label="Output">
@@ -96,7 +98,14 @@ function TypeBody({ event, d }: { event: WardenEvent; d: Data }) {
 }
 
 function GuardBody({ d }: { d: Data }) {
-  const matched = (d.matchedGuardrails as { policyId: string; name: string; version: number; decision: string; reason: string }[]) ?? [];
+  const matched =
+    (d.matchedGuardrails as {
+      policyId: string;
+      name: string;
+      version: number;
+      decision: string;
+      reason: string;
+    }[]) ?? [];
   return (
     <div className="guard">
       <div className="row">
@@ -109,8 +118,8 @@ function GuardBody({ d }: { d: Data }) {
         <ul className="matched">
           {matched.map((m) => (
             <li key={m.policyId}>
-              <a href={`/guardrails/${m.policyId}`}>{m.name}</a> <span className="muted small">v{m.version}</span>{' '}
-              <DecisionBadge decision={m.decision} />
+              <a href={`/guardrails/${m.policyId}`}>{m.name}</a>{' '}
+              <span className="muted small">v{m.version}</span> <DecisionBadge decision={m.decision} />
               <div className="muted small">{m.reason}</div>
             </li>
           ))}
@@ -122,7 +131,15 @@ function GuardBody({ d }: { d: Data }) {
   );
 }
 
-function ToolCallCard({ call, current, onJump }: { call: ToolCall; current: string; onJump: (id: string) => void }) {
+function ToolCallCard({
+  call,
+  current,
+  onJump,
+}: {
+  call: ToolCall;
+  current: string;
+  onJump: (id: string) => void;
+}) {
   const started = call.started?.data as Data | undefined;
   const done = (call.completed ?? call.failed)?.data as Data | undefined;
   const guard = call.guard?.data as Data | undefined;
@@ -139,15 +156,27 @@ function ToolCallCard({ call, current, onJump }: { call: ToolCall; current: stri
         <div className="tool-name">{call.toolName}</div>
         <div className="row tight">
           {guard && <DecisionBadge decision={guard.policyDecision as string} />}
-          {call.failed ? <Badge tone="bad">failed</Badge> : call.completed ? <Badge tone="ok">ok</Badge> : <Badge>no result</Badge>}
-          {typeof done?.durationMs === 'number' && <span className="muted small">{duration(done.durationMs)}</span>}
+          {call.failed ? (
+            <Badge tone="bad">failed</Badge>
+          ) : call.completed ? (
+            <Badge tone="ok">ok</Badge>
+          ) : (
+            <Badge>no result</Badge>
+          )}
+          {typeof done?.durationMs === 'number' && (
+            <span className="muted small">{duration(done.durationMs)}</span>
+          )}
         </div>
       </div>
       <div className="steps">
         {steps
           .filter((s): s is [string, WardenEvent] => !!s[1])
           .map(([label, e]) => (
-            <button key={e.id} className={e.id === current ? 'step current' : 'step'} onClick={() => onJump(e.id)}>
+            <button
+              key={e.id}
+              className={e.id === current ? 'step current' : 'step'}
+              onClick={() => onJump(e.id)}
+            >
               {label} <span className="mono">#{e.sequence}</span>
             </button>
           ))}
@@ -170,7 +199,9 @@ function ToolCallCard({ call, current, onJump }: { call: ToolCall; current: stri
       )}
       {call.failed && (
         <Section label="Error">
-          <pre className="error-text">{String(((call.failed.data as Data).error as Data)?.message ?? '')}</pre>
+          <pre className="error-text">
+            {String(((call.failed.data as Data).error as Data)?.message ?? '')}
+          </pre>
         </Section>
       )}
       {guard && (

@@ -7,7 +7,13 @@ import { clock, duration, num } from '../lib/format';
 import { Badge, ErrorBox, StatusBadge } from './ui';
 import type { Tone } from '../lib/events';
 
-const SEVERITY_TONE: Record<string, Tone> = { info: 'info', low: 'neutral', medium: 'warn', high: 'bad', critical: 'bad' };
+const SEVERITY_TONE: Record<string, Tone> = {
+  info: 'info',
+  low: 'neutral',
+  medium: 'warn',
+  high: 'bad',
+  critical: 'bad',
+};
 
 /** The session's intelligence, or `null` while it is being prepared (404). Polls until it exists. */
 function useIntelligence(sessionId: string) {
@@ -29,7 +35,13 @@ function useIntelligence(sessionId: string) {
  * What the service learned about a session: summary and figures, the story (each moment jumps to
  * its events), action items and recommendations with evidence, "backtest" and "create draft policy".
  */
-export function IntelligencePanel({ sessionId, onJump }: { sessionId: string; onJump: (eventId: string) => void }) {
+export function IntelligencePanel({
+  sessionId,
+  onJump,
+}: {
+  sessionId: string;
+  onJump: (eventId: string) => void;
+}) {
   const q = useIntelligence(sessionId);
   const qc = useQueryClient();
   const regenerate = useMutation({
@@ -41,7 +53,12 @@ export function IntelligencePanel({ sessionId, onJump }: { sessionId: string; on
     <div className="intel" data-testid="intelligence">
       <div className="row spread">
         <h2>Intelligence</h2>
-        <button className="btn small ghost" onClick={() => regenerate.mutate()} disabled={regenerate.isPending} title="Analyse again">
+        <button
+          className="btn small ghost"
+          onClick={() => regenerate.mutate()}
+          disabled={regenerate.isPending}
+          title="Analyse again"
+        >
           ↻
         </button>
       </div>
@@ -49,7 +66,8 @@ export function IntelligencePanel({ sessionId, onJump }: { sessionId: string; on
       {q.isLoading && <div className="muted">Loading…</div>}
       {intel === null && (
         <div className="muted preparing">
-          <span className="spinner" /> Being prepared: the analysis runs once the session has ended or gone quiet.
+          <span className="spinner" /> Being prepared: the analysis runs once the session has ended or gone
+          quiet.
         </div>
       )}
       {intel && <IntelligenceBody intel={intel} onJump={onJump} />}
@@ -71,7 +89,13 @@ function Evidence({ ids, onJump }: { ids: string[]; onJump: (id: string) => void
   );
 }
 
-function IntelligenceBody({ intel, onJump }: { intel: SessionIntelligenceView; onJump: (id: string) => void }) {
+function IntelligenceBody({
+  intel,
+  onJump,
+}: {
+  intel: SessionIntelligenceView;
+  onJump: (id: string) => void;
+}) {
   const f = intel.summary.figures;
   return (
     <>
@@ -79,7 +103,9 @@ function IntelligenceBody({ intel, onJump }: { intel: SessionIntelligenceView; o
         <div className="row tight">
           <StatusBadge status={intel.summary.outcome.status} />
           {intel.status === 'stale' && <Badge tone="warn">updating</Badge>}
-          <span className="muted small">v{intel.version} · {intel.generator}</span>
+          <span className="muted small">
+            v{intel.version} · {intel.generator}
+          </span>
         </div>
         <p className="summary-text" data-testid="intel-summary">
           {intel.summary.text}
@@ -125,7 +151,11 @@ function IntelligenceBody({ intel, onJump }: { intel: SessionIntelligenceView; o
         <ol className="story">
           {intel.story.map((m, i) => (
             <li key={i} className={`moment kind-${m.kind}`}>
-              <button className="moment-btn" onClick={() => onJump(m.eventIds[0]!)} data-testid="story-moment">
+              <button
+                className="moment-btn"
+                onClick={() => onJump(m.eventIds[0]!)}
+                data-testid="story-moment"
+              >
                 <span className="mono muted small">{clock(m.time)}</span>
                 <span className="moment-title">{m.title}</span>
               </button>
@@ -147,7 +177,15 @@ function Figure({ label, value, bad }: { label: string; value: string; bad?: boo
   );
 }
 
-function Recommendation({ rec, sessionId, onJump }: { rec: RecommendationView; sessionId: string; onJump: (id: string) => void }) {
+function Recommendation({
+  rec,
+  sessionId,
+  onJump,
+}: {
+  rec: RecommendationView;
+  sessionId: string;
+  onJump: (id: string) => void;
+}) {
   const { user } = useMe();
   const qc = useQueryClient();
   const navigate = useNavigate();
@@ -169,16 +207,26 @@ function Recommendation({ rec, sessionId, onJump }: { rec: RecommendationView; s
       <div className="row tight actions">
         <button
           className="btn small"
-          onClick={() => navigate('/guardrails/new', { state: { draft: rec.policy, backtest: true, from: rec.title } })}
+          onClick={() =>
+            navigate('/guardrails/new', { state: { draft: rec.policy, backtest: true, from: rec.title } })
+          }
         >
           Backtest
         </button>
         {rec.status === 'open' && !policyId && admin && (
           <>
-            <button className="btn small primary" disabled={decide.isPending} onClick={() => decide.mutate('accepted')}>
+            <button
+              className="btn small primary"
+              disabled={decide.isPending}
+              onClick={() => decide.mutate('accepted')}
+            >
               Create draft policy
             </button>
-            <button className="btn small ghost" disabled={decide.isPending} onClick={() => decide.mutate('dismissed')}>
+            <button
+              className="btn small ghost"
+              disabled={decide.isPending}
+              onClick={() => decide.mutate('dismissed')}
+            >
               Dismiss
             </button>
           </>

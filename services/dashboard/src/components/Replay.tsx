@@ -112,7 +112,12 @@ export function Replay({
           <button className="btn small" onClick={() => go(0)} title="First (Home)" aria-label="First event">
             ⏮
           </button>
-          <button className="btn small" onClick={() => go(selected - 1)} title="Step back (←)" aria-label="Step back">
+          <button
+            className="btn small"
+            onClick={() => go(selected - 1)}
+            title="Step back (←)"
+            aria-label="Step back"
+          >
             ◀
           </button>
           <button
@@ -123,7 +128,12 @@ export function Replay({
           >
             {playing ? '❚❚' : '▶'}
           </button>
-          <button className="btn small" onClick={() => go(selected + 1)} title="Step forward (→)" aria-label="Step forward">
+          <button
+            className="btn small"
+            onClick={() => go(selected + 1)}
+            title="Step forward (→)"
+            aria-label="Step forward"
+          >
             ▶|
           </button>
           <button className="btn small" onClick={() => go(last)} title="Last (End)" aria-label="Last event">
@@ -153,7 +163,14 @@ export function Replay({
           <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
             {virtualizer.getVirtualItems().map((v) => {
               const row = rows[v.index]!;
-              const style = { position: 'absolute' as const, top: 0, left: 0, right: 0, height: ROW_PX, transform: `translateY(${v.start}px)` };
+              const style = {
+                position: 'absolute' as const,
+                top: 0,
+                left: 0,
+                right: 0,
+                height: ROW_PX,
+                transform: `translateY(${v.start}px)`,
+              };
               if (row.kind === 'gap')
                 return (
                   <div key={v.key} className="tl-row gap" style={style} data-testid="gap">
@@ -199,7 +216,8 @@ export function Replay({
         )}
         {timeline.lost > 0 && (
           <div className="notice small">
-            <Badge tone="warn">{timeline.lost} lost</Badge> Sequence numbers are missing: the client could not deliver some events.
+            <Badge tone="warn">{timeline.lost} lost</Badge> Sequence numbers are missing: the client could not
+            deliver some events.
           </div>
         )}
       </aside>

@@ -3,7 +3,15 @@ import { ApiError } from '../api/client';
 import type { Tone } from '../lib/events';
 
 /** A small coloured label. */
-export function Badge({ tone = 'neutral', children, title }: { tone?: Tone; children: ReactNode; title?: string }) {
+export function Badge({
+  tone = 'neutral',
+  children,
+  title,
+}: {
+  tone?: Tone;
+  children: ReactNode;
+  title?: string;
+}) {
   return (
     <span className={`badge tone-${tone}`} title={title}>
       {children}
@@ -33,7 +41,15 @@ export function StatusBadge({ status }: { status: string }) {
 }
 
 /** Title row of a page. */
-export function PageHeader({ title, subtitle, actions }: { title: string; subtitle?: ReactNode; actions?: ReactNode }) {
+export function PageHeader({
+  title,
+  subtitle,
+  actions,
+}: {
+  title: string;
+  subtitle?: ReactNode;
+  actions?: ReactNode;
+}) {
   return (
     <header className="page-header">
       <div>
@@ -113,8 +129,11 @@ export function QuickStart() {
 await warden.withTool({ name: 'send_email', arguments: { to } }, () => sendEmail(to));`}
       </pre>
       <p className="muted">
-        No agent at hand? Replay real runs: <code>npm run replay -- --api-key &lt;key&gt; ../shared/data/trajectories/tau_bench_airline.jsonl</code>.
-        An admin creates API keys under <a href="/admin/keys">API keys</a>.
+        No agent at hand? Replay real runs:{' '}
+        <code>
+          npm run replay -- --api-key &lt;key&gt; ../shared/data/trajectories/tau_bench_airline.jsonl
+        </code>
+        . An admin creates API keys under <a href="/admin/keys">API keys</a>.
       </p>
     </div>
   );

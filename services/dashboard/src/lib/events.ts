@@ -48,7 +48,12 @@ export function describeEvent(e: Pick<WardenEvent, 'type' | 'data'>): EventLine 
         tone: d.status === 'failed' ? 'bad' : 'accent',
       };
     case 'agent.run.started':
-      return { icon: '▶', title: `Run started${d.name ? ` · ${str(d.name)}` : ''}`, detail: str(d.inputSummary), tone: 'info' };
+      return {
+        icon: '▶',
+        title: `Run started${d.name ? ` · ${str(d.name)}` : ''}`,
+        detail: str(d.inputSummary),
+        tone: 'info',
+      };
     case 'agent.run.completed':
       return {
         icon: '◼',
@@ -59,11 +64,26 @@ export function describeEvent(e: Pick<WardenEvent, 'type' | 'data'>): EventLine 
     case 'agent.tool.started':
       return { icon: '→', title: str(d.toolName), detail: argsPreview(d.arguments), tone: 'neutral' };
     case 'agent.tool.completed':
-      return { icon: '✓', title: `${str(d.toolName)} returned`, detail: str(d.result).slice(0, 200), tone: 'ok' };
+      return {
+        icon: '✓',
+        title: `${str(d.toolName)} returned`,
+        detail: str(d.result).slice(0, 200),
+        tone: 'ok',
+      };
     case 'agent.tool.failed':
-      return { icon: '✗', title: `${str(d.toolName)} failed`, detail: str((d.error as Data | undefined)?.message), tone: 'bad' };
+      return {
+        icon: '✗',
+        title: `${str(d.toolName)} failed`,
+        detail: str((d.error as Data | undefined)?.message),
+        tone: 'bad',
+      };
     case 'agent.action.performed':
-      return { icon: '◆', title: `${str(d.actionType)} · ${str(d.name)}`, detail: str(d.details ?? ''), tone: 'info' };
+      return {
+        icon: '◆',
+        title: `${str(d.actionType)} · ${str(d.name)}`,
+        detail: str(d.details ?? ''),
+        tone: 'info',
+      };
     case 'agent.guardrail.evaluated': {
       const decision = str(d.policyDecision);
       const names = ((d.matchedGuardrails as { name: string }[] | undefined) ?? []).map((m) => m.name);
@@ -84,7 +104,12 @@ export function describeEvent(e: Pick<WardenEvent, 'type' | 'data'>): EventLine 
         tone: d.status === 'approved' ? 'ok' : 'bad',
       };
     case 'agent.message.logged':
-      return { icon: '✉', title: `${str(d.role)} message`, detail: str(d.content).slice(0, 300), tone: 'neutral' };
+      return {
+        icon: '✉',
+        title: `${str(d.role)} message`,
+        detail: str(d.content).slice(0, 300),
+        tone: 'neutral',
+      };
     case 'agent.custom':
       return { icon: '✱', title: str(d.name) || 'custom', detail: str(d.data ?? ''), tone: 'neutral' };
     default:

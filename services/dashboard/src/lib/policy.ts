@@ -84,4 +84,3 @@ export function formatValue(v: unknown): string {
   if (typeof v === 'string') return v;
   return JSON.stringify(v);
 }
-

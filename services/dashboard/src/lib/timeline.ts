@@ -2,8 +2,7 @@ import type { WardenEvent } from '../api/types';
 
 /** A row of the replay timeline: an event, or a gap of lost events (missing `sequence` numbers). */
 export type TimelineRow =
-  | { kind: 'event'; event: WardenEvent; index: number }
-  | { kind: 'gap'; from: number; to: number };
+  { kind: 'event'; event: WardenEvent; index: number } | { kind: 'gap'; from: number; to: number };
 
 /** The timeline of a session: rows in order, and the row of each event (by event index). */
 export interface Timeline {

@@ -18,15 +18,20 @@ export default function AgentDetail() {
   // Until `GET /v1/agents/:id` answers (or where it does not exist), the list's entry is shown.
   const agent: AgentDetailT | undefined =
     q.data ?? (list.data?.find((a) => a.id === agentId) as AgentDetailT | undefined);
-  if (!agent) return q.isLoading || list.isLoading ? <Loading /> : <ErrorBox error={q.error ?? new Error('agent not found')} />;
+  if (!agent)
+    return q.isLoading || list.isLoading ? (
+      <Loading />
+    ) : (
+      <ErrorBox error={q.error ?? new Error('agent not found')} />
+    );
   return (
     <div className="page">
       <PageHeader
         title={agent.name ?? agent.key}
         subtitle={
           <>
-            <span className="mono">{agent.key}</span> · first seen {dateTime(agent.firstSeenAt ?? agent.createdAt)} · last seen{' '}
-            {relative(agent.lastSeenAt)}
+            <span className="mono">{agent.key}</span> · first seen{' '}
+            {dateTime(agent.firstSeenAt ?? agent.createdAt)} · last seen {relative(agent.lastSeenAt)}
           </>
         }
         actions={
@@ -50,7 +55,9 @@ export default function AgentDetail() {
                 </div>
                 <div className="row">
                   {sessions !== undefined && (
-                    <Link to={`/sessions?agentId=${agent.id}&agentVersionId=${v.id}`}>{num(sessions)} sessions</Link>
+                    <Link to={`/sessions?agentId=${agent.id}&agentVersionId=${v.id}`}>
+                      {num(sessions)} sessions
+                    </Link>
                   )}
                   {v.decisions &&
                     Object.entries(v.decisions).map(([d, n]) => (
@@ -71,7 +78,15 @@ export default function AgentDetail() {
                         return (
                           <li key={i}>
                             <span className="mono">{cap.name}</span> <Badge>{cap.kind}</Badge>
-                            {cap.riskLevel && <Badge tone={cap.riskLevel === 'high' || cap.riskLevel === 'critical' ? 'bad' : 'neutral'}>{cap.riskLevel}</Badge>}
+                            {cap.riskLevel && (
+                              <Badge
+                                tone={
+                                  cap.riskLevel === 'high' || cap.riskLevel === 'critical' ? 'bad' : 'neutral'
+                                }
+                              >
+                                {cap.riskLevel}
+                              </Badge>
+                            )}
                             {cap.description && <span className="muted small"> {cap.description}</span>}
                           </li>
                         );

@@ -15,11 +15,18 @@ function listOf<T>(body: unknown): T[] {
 /** API keys (admins): create (the secret is shown once) and revoke. */
 export default function ApiKeys() {
   const qc = useQueryClient();
-  const q = useQuery({ queryKey: ['api-keys'], queryFn: async () => listOf<ApiKey>(await api('/v1/api-keys')) });
+  const q = useQuery({
+    queryKey: ['api-keys'],
+    queryFn: async () => listOf<ApiKey>(await api('/v1/api-keys')),
+  });
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>(['ingest', 'read']);
   const create = useMutation({
-    mutationFn: () => api<{ key?: ApiKey; secret?: string; apiKey?: string; id?: string }>('/v1/api-keys', { method: 'POST', body: { name, scopes } }),
+    mutationFn: () =>
+      api<{ key?: ApiKey; secret?: string; apiKey?: string; id?: string }>('/v1/api-keys', {
+        method: 'POST',
+        body: { name, scopes },
+      }),
     onSuccess: () => {
       setName('');
       void qc.invalidateQueries({ queryKey: ['api-keys'] });
@@ -36,15 +43,27 @@ export default function ApiKeys() {
   const secret = create.data?.secret ?? create.data?.apiKey;
   return (
     <div className="page">
-      <PageHeader title="API keys" subtitle="Agents send events and ask the guardrails with a key; scripts read with one." />
+      <PageHeader
+        title="API keys"
+        subtitle="Agents send events and ask the guardrails with a key; scripts read with one."
+      />
       <form className="card row" onSubmit={submit}>
-        <input placeholder="Key name, e.g. billing-agent prod" value={name} onChange={(e) => setName(e.target.value)} required className="grow" aria-label="Key name" />
+        <input
+          placeholder="Key name, e.g. billing-agent prod"
+          value={name}
+          onChange={(e) => setName(e.target.value)}
+          required
+          className="grow"
+          aria-label="Key name"
+        />
         {SCOPES.map((s) => (
           <label key={s} className="inline check">
             <input
               type="checkbox"
               checked={scopes.includes(s)}
-              onChange={(e) => setScopes((cur) => (e.target.checked ? [...cur, s] : cur.filter((x) => x !== s)))}
+              onChange={(e) =>
+                setScopes((cur) => (e.target.checked ? [...cur, s] : cur.filter((x) => x !== s)))
+              }
             />
             {s}
           </label>
@@ -97,7 +116,8 @@ export default function ApiKeys() {
                     <button
                       className="btn small bad"
                       onClick={() => {
-                        if (window.confirm(`Revoke "${k.name ?? k.id}"? Agents using it stop at once.`)) revoke.mutate(k.id);
+                        if (window.confirm(`Revoke "${k.name ?? k.id}"? Agents using it stop at once.`))
+                          revoke.mutate(k.id);
                       }}
                     >
                       Revoke

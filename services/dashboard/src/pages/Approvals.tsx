@@ -6,7 +6,12 @@ import type { Approval } from '../api/types';
 import { EmptyState, ErrorBox, JsonView, Loading, PageHeader, StatusBadge, Tabs } from '../components/ui';
 import { countdown, dateTime, relative, shortId } from '../lib/format';
 import { useAgentsById } from './agents-data';
-import { decideApproval, useDecidedApprovals, usePendingApprovals, useStreamConnected } from './approvals-data';
+import {
+  decideApproval,
+  useDecidedApprovals,
+  usePendingApprovals,
+  useStreamConnected,
+} from './approvals-data';
 
 /** The approvals inbox: pending calls waiting for a person (live), and the decided history. */
 export default function Approvals() {
@@ -19,7 +24,10 @@ export default function Approvals() {
         title="Approvals"
         subtitle="Tool calls held by a require_approval policy until a person decides."
         actions={
-          <span className={live ? 'live on' : 'live'} title={live ? 'Updates arrive as they happen' : 'Reconnecting…'}>
+          <span
+            className={live ? 'live on' : 'live'}
+            title={live ? 'Updates arrive as they happen' : 'Reconnecting…'}
+          >
             <span className="dot" /> {live ? 'Live' : 'Connecting'}
           </span>
         }
@@ -57,8 +65,9 @@ function Pending() {
     return (
       <EmptyState title="Nothing is waiting for you">
         <p>
-          When an agent in <strong>enforce</strong> mode calls a tool that a <code>require_approval</code> policy matches, the
-          call waits here until someone approves or denies it. This page updates by itself.
+          When an agent in <strong>enforce</strong> mode calls a tool that a <code>require_approval</code>{' '}
+          policy matches, the call waits here until someone approves or denies it. This page updates by
+          itself.
         </p>
         <p>
           <Link to="/guardrails/new">Create a policy</Link> with the decision “require approval” to try it.
@@ -105,7 +114,8 @@ function ApprovalCard({ approval: a, now }: { approval: Approval; now: number })
         <div>
           <div className="tool-name">{a.toolName ?? 'action'}</div>
           <div className="muted small">
-            agent <strong>{a.agentName ?? agent?.name ?? a.agentKey ?? agent?.key ?? shortId(a.agentId)}</strong>
+            agent{' '}
+            <strong>{a.agentName ?? agent?.name ?? a.agentKey ?? agent?.key ?? shortId(a.agentId)}</strong>
             {a.sessionId && (
               <>
                 {' · '}session <Link to={`/sessions/${a.sessionId}`}>{shortId(a.sessionId)}</Link>
@@ -119,7 +129,10 @@ function ApprovalCard({ approval: a, now }: { approval: Approval; now: number })
             {' · '}asked {relative(a.createdAt, now)}
           </div>
         </div>
-        <div className={leftMs < 60_000 ? 'time-left urgent' : 'time-left'} title={`expires ${dateTime(a.expiresAt)}`}>
+        <div
+          className={leftMs < 60_000 ? 'time-left urgent' : 'time-left'}
+          title={`expires ${dateTime(a.expiresAt)}`}
+        >
           <div className="big-num">{countdown(a.expiresAt, now)}</div>
           <div className="muted small">left · then {a.onTimeout === 'approve' ? 'approved' : 'denied'}</div>
         </div>

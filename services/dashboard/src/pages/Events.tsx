@@ -42,7 +42,11 @@ export default function Events() {
     <div className="page events-page">
       <PageHeader title="Events" subtitle="Everything the agents reported, newest first." />
       <div className="filters">
-        <select aria-label="Type" value={query.type ?? ''} onChange={(e) => set('type', e.target.value || undefined)}>
+        <select
+          aria-label="Type"
+          value={query.type ?? ''}
+          onChange={(e) => set('type', e.target.value || undefined)}
+        >
           <option value="">All types</option>
           {EVENT_TYPES.map((t) => (
             <option key={t} value={t}>
@@ -50,7 +54,11 @@ export default function Events() {
             </option>
           ))}
         </select>
-        <select aria-label="Agent" value={query.agentId ?? ''} onChange={(e) => set('agentId', e.target.value || undefined)}>
+        <select
+          aria-label="Agent"
+          value={query.agentId ?? ''}
+          onChange={(e) => set('agentId', e.target.value || undefined)}
+        >
           <option value="">All agents</option>
           {agents.data?.map((a) => (
             <option key={a.id} value={a.id}>
@@ -58,7 +66,11 @@ export default function Events() {
             </option>
           ))}
         </select>
-        <select aria-label="Decision" value={query.decision ?? ''} onChange={(e) => set('decision', e.target.value || undefined)}>
+        <select
+          aria-label="Decision"
+          value={query.decision ?? ''}
+          onChange={(e) => set('decision', e.target.value || undefined)}
+        >
           <option value="">Any decision</option>
           {DECISIONS.map((d) => (
             <option key={d} value={d}>
@@ -68,14 +80,25 @@ export default function Events() {
         </select>
         <label className="inline">
           From
-          <input type="datetime-local" value={isoToLocalInput(query.from)} onChange={(e) => set('from', localInputToIso(e.target.value))} />
+          <input
+            type="datetime-local"
+            value={isoToLocalInput(query.from)}
+            onChange={(e) => set('from', localInputToIso(e.target.value))}
+          />
         </label>
         <label className="inline">
           To
-          <input type="datetime-local" value={isoToLocalInput(query.to)} onChange={(e) => set('to', localInputToIso(e.target.value))} />
+          <input
+            type="datetime-local"
+            value={isoToLocalInput(query.to)}
+            onChange={(e) => set('to', localInputToIso(e.target.value))}
+          />
         </label>
         {anyFilter && (
-          <button className="btn ghost small" onClick={() => setParams(new URLSearchParams(), { replace: true })}>
+          <button
+            className="btn ghost small"
+            onClick={() => setParams(new URLSearchParams(), { replace: true })}
+          >
             Clear
           </button>
         )}
@@ -135,7 +158,9 @@ export default function Events() {
               <>
                 <div className="row spread">
                   <strong>{selected.type}</strong>
-                  <Link to={`/sessions/${selected.sessionId}?event=${selected.id}`}>Open in session {shortId(selected.sessionId)} →</Link>
+                  <Link to={`/sessions/${selected.sessionId}?event=${selected.id}`}>
+                    Open in session {shortId(selected.sessionId)} →
+                  </Link>
                 </div>
                 <JsonView value={selected} />
               </>

@@ -11,7 +11,11 @@ import { decisionBuckets, topPolicies } from '../lib/stats';
 import { describeMatch } from '../lib/policy';
 import { usePolicies } from './policies-data';
 
-const RANGES = { '24h': { ms: 86_400_000, bucket: 'hour' }, '7d': { ms: 7 * 86_400_000, bucket: 'day' }, '30d': { ms: 30 * 86_400_000, bucket: 'day' } } as const;
+const RANGES = {
+  '24h': { ms: 86_400_000, bucket: 'hour' },
+  '7d': { ms: 7 * 86_400_000, bucket: 'day' },
+  '30d': { ms: 30 * 86_400_000, bucket: 'day' },
+} as const;
 
 /** Guardrails: decisions over time, top matched policies, and the policies list. */
 export default function Guardrails() {
@@ -39,8 +43,9 @@ export default function Guardrails() {
       {policies.data && policies.data.length === 0 && (
         <EmptyState title="No policies yet">
           <p>
-            Every call is allowed until a policy says otherwise. Create one — for example “block <code>bash</code> commands
-            matching <code>rm -rf</code>” — try it on a sample call, backtest it over the calls already stored, then enable it.
+            Every call is allowed until a policy says otherwise. Create one — for example “block{' '}
+            <code>bash</code> commands matching <code>rm -rf</code>” — try it on a sample call, backtest it
+            over the calls already stored, then enable it.
           </p>
           <p>Or open a session and accept one of its recommendations: it becomes a disabled draft policy.</p>
           {admin && (
@@ -101,7 +106,10 @@ export function EnableToggle({ policy, disabled }: { policy: PolicyView; disable
     },
   });
   return (
-    <label className="switch" title={m.error ? (m.error as Error).message : policy.enabled ? 'Enabled' : 'Disabled'}>
+    <label
+      className="switch"
+      title={m.error ? (m.error as Error).message : policy.enabled ? 'Enabled' : 'Disabled'}
+    >
       <input
         type="checkbox"
         aria-label={`Enable ${policy.name}`}
@@ -126,7 +134,8 @@ function Insights() {
   });
   const top = useQuery({
     queryKey: ['stats', 'top-policies', range],
-    queryFn: async () => topPolicies(await api('/v1/stats/top-policies', { query: { from: query.from, to: query.to } })),
+    queryFn: async () =>
+      topPolicies(await api('/v1/stats/top-policies', { query: { from: query.from, to: query.to } })),
     retry: false,
   });
   const missing = (e: unknown) => e instanceof ApiError && e.status === 404;

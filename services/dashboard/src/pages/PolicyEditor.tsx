@@ -71,7 +71,10 @@ export default function PolicyEditor() {
     mutationFn: async () => {
       const body = bodyOf(draft);
       return policyId
-        ? api<PolicyView>(`/v1/policies/${policyId}`, { method: 'PUT', body: { ...body, expectedVersion: existing.data?.version } })
+        ? api<PolicyView>(`/v1/policies/${policyId}`, {
+            method: 'PUT',
+            body: { ...body, expectedVersion: existing.data?.version },
+          })
         : api<PolicyView>('/v1/policies', { method: 'POST', body });
     },
     onSuccess: (p) => {
@@ -100,7 +103,7 @@ export default function PolicyEditor() {
   return (
     <div className="page policy-editor">
       <PageHeader
-        title={policyId ? existing.data?.name ?? 'Policy' : 'New policy'}
+        title={policyId ? (existing.data?.name ?? 'Policy') : 'New policy'}
         subtitle={
           <>
             <Link to="/guardrails">Guardrails</Link>
@@ -150,18 +153,31 @@ export default function PolicyEditor() {
             <div className="form">
               <label>
                 Name
-                <input name="name" value={draft.name} onChange={(e) => set({ name: e.target.value })} placeholder="block destructive shell" />
+                <input
+                  name="name"
+                  value={draft.name}
+                  onChange={(e) => set({ name: e.target.value })}
+                  placeholder="block destructive shell"
+                />
                 {fieldErr('name')}
               </label>
               <label>
                 Description
-                <input value={draft.description ?? ''} onChange={(e) => set({ description: e.target.value })} placeholder="why this policy exists" />
+                <input
+                  value={draft.description ?? ''}
+                  onChange={(e) => set({ description: e.target.value })}
+                  placeholder="why this policy exists"
+                />
                 {fieldErr('description')}
               </label>
               <div className="row">
                 <label className="inline">
                   Decision
-                  <select name="decision" value={draft.decision} onChange={(e) => set({ decision: e.target.value as PolicyInput['decision'] })}>
+                  <select
+                    name="decision"
+                    value={draft.decision}
+                    onChange={(e) => set({ decision: e.target.value as PolicyInput['decision'] })}
+                  >
                     {DECISIONS.map((d) => (
                       <option key={d} value={d}>
                         {d.replace('_', ' ')}
@@ -170,7 +186,12 @@ export default function PolicyEditor() {
                   </select>
                 </label>
                 <label className="inline check">
-                  <input type="checkbox" checked={draft.enabled} onChange={(e) => set({ enabled: e.target.checked })} /> Enabled
+                  <input
+                    type="checkbox"
+                    checked={draft.enabled}
+                    onChange={(e) => set({ enabled: e.target.checked })}
+                  />{' '}
+                  Enabled
                 </label>
               </div>
               {draft.decision === 'require_approval' && (
@@ -182,7 +203,12 @@ export default function PolicyEditor() {
                       min={1}
                       value={draft.approval?.timeoutSeconds ?? 300}
                       onChange={(e) =>
-                        set({ approval: { onTimeout: draft.approval?.onTimeout ?? 'deny', timeoutSeconds: Number(e.target.value) } })
+                        set({
+                          approval: {
+                            onTimeout: draft.approval?.onTimeout ?? 'deny',
+                            timeoutSeconds: Number(e.target.value),
+                          },
+                        })
                       }
                     />
                   </label>
@@ -191,7 +217,12 @@ export default function PolicyEditor() {
                     <select
                       value={draft.approval?.onTimeout ?? 'deny'}
                       onChange={(e) =>
-                        set({ approval: { timeoutSeconds: draft.approval?.timeoutSeconds ?? 300, onTimeout: e.target.value as 'deny' | 'approve' } })
+                        set({
+                          approval: {
+                            timeoutSeconds: draft.approval?.timeoutSeconds ?? 300,
+                            onTimeout: e.target.value as 'deny' | 'approve',
+                          },
+                        })
                       }
                     >
                       <option value="deny">deny</option>
@@ -264,17 +295,31 @@ function JsonEditor({ value, onChange }: { value: PolicyInput; onChange: (v: Pol
   );
 }
 
-const SAMPLE = JSON.stringify({ tool: { name: 'bash' }, arguments: { command: 'rm -rf /tmp/cache' }, riskLevel: 'high' }, null, 2);
+const SAMPLE = JSON.stringify(
+  { tool: { name: 'bash' }, arguments: { command: 'rm -rf /tmp/cache' }, riskLevel: 'high' },
+  null,
+  2,
+);
 
 function DryRun({ policy }: { policy: PolicyInput }) {
   const [text, setText] = useState(SAMPLE);
   const run = useMutation({
-    mutationFn: () => api<Dry>('/v1/policies/dry-run', { method: 'POST', body: { policy, input: JSON.parse(text) } }),
+    mutationFn: () =>
+      api<Dry>('/v1/policies/dry-run', { method: 'POST', body: { policy, input: JSON.parse(text) } }),
   });
   return (
     <div className="stack">
-      <p className="muted small">A sample call: tool, arguments, resource, riskLevel, action, agent.key. Nothing is stored.</p>
-      <textarea aria-label="Sample input" className="code" rows={8} value={text} onChange={(e) => setText(e.target.value)} spellCheck={false} />
+      <p className="muted small">
+        A sample call: tool, arguments, resource, riskLevel, action, agent.key. Nothing is stored.
+      </p>
+      <textarea
+        aria-label="Sample input"
+        className="code"
+        rows={8}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        spellCheck={false}
+      />
       <button className="btn" onClick={() => run.mutate()} disabled={run.isPending}>
         Try it
       </button>
@@ -304,28 +349,43 @@ function BacktestPanel({ policy, autoRun }: { policy: PolicyInput; autoRun: bool
     mutationFn: (cursor?: string) =>
       api<Backtest>('/v1/policies/backtest', {
         method: 'POST',
-        body: { policy, from: from || undefined, to: to || undefined, limit: 50, ...(cursor ? { cursor } : {}) },
+        body: {
+          policy,
+          from: from || undefined,
+          to: to || undefined,
+          limit: 50,
+          ...(cursor ? { cursor } : {}),
+        },
       }),
     onSuccess: (b, cursor) => setPages((p) => (cursor ? [...p, b] : [b])),
   });
   useEffect(() => {
     if (autoRun) run.mutate(undefined);
-    // eslint-disable-next-line
   }, []);
   const first = pages[0];
   const last = pages[pages.length - 1];
   const matches = pages.flatMap((p) => p.items);
   return (
     <div className="stack">
-      <p className="muted small">Runs this draft over the tool calls already stored: what would it have matched?</p>
+      <p className="muted small">
+        Runs this draft over the tool calls already stored: what would it have matched?
+      </p>
       <div className="row">
         <label className="inline">
           From
-          <input type="datetime-local" value={isoToLocalInput(from)} onChange={(e) => setFrom(localInputToIso(e.target.value) ?? '')} />
+          <input
+            type="datetime-local"
+            value={isoToLocalInput(from)}
+            onChange={(e) => setFrom(localInputToIso(e.target.value) ?? '')}
+          />
         </label>
         <label className="inline">
           To
-          <input type="datetime-local" value={isoToLocalInput(to)} onChange={(e) => setTo(localInputToIso(e.target.value) ?? '')} />
+          <input
+            type="datetime-local"
+            value={isoToLocalInput(to)}
+            onChange={(e) => setTo(localInputToIso(e.target.value) ?? '')}
+          />
         </label>
         <button className="btn" onClick={() => run.mutate(undefined)} disabled={run.isPending}>
           {run.isPending && !pages.length ? 'Running…' : 'Run backtest'}
@@ -350,7 +410,11 @@ function BacktestPanel({ policy, autoRun }: { policy: PolicyInput; autoRun: bool
               </div>
             ))}
           </div>
-          {first.truncated && <div className="notice small">The window held more calls than one backtest reads; counts cover the first ones.</div>}
+          {first.truncated && (
+            <div className="notice small">
+              The window held more calls than one backtest reads; counts cover the first ones.
+            </div>
+          )}
           <table className="table compact">
             <thead>
               <tr>
@@ -390,7 +454,8 @@ function BacktestPanel({ policy, autoRun }: { policy: PolicyInput; autoRun: bool
 function Versions({ policyId }: { policyId: string }) {
   const q = useQuery({
     queryKey: ['policy-versions', policyId],
-    queryFn: async () => (await api<{ items: PolicyVersionView[] }>(`/v1/policies/${policyId}/versions`)).items,
+    queryFn: async () =>
+      (await api<{ items: PolicyVersionView[] }>(`/v1/policies/${policyId}/versions`)).items,
   });
   const [a, setA] = useState<number | null>(null);
   const [b, setB] = useState<number | null>(null);
@@ -426,10 +491,22 @@ function Versions({ policyId }: { policyId: string }) {
               <td className="small">{v.createdBy}</td>
               <td className="row tight">
                 <label className="inline check small">
-                  <input type="radio" name="older" checked={older?.version === v.version} onChange={() => setA(v.version)} /> old
+                  <input
+                    type="radio"
+                    name="older"
+                    checked={older?.version === v.version}
+                    onChange={() => setA(v.version)}
+                  />{' '}
+                  old
                 </label>
                 <label className="inline check small">
-                  <input type="radio" name="newer" checked={newer?.version === v.version} onChange={() => setB(v.version)} /> new
+                  <input
+                    type="radio"
+                    name="newer"
+                    checked={newer?.version === v.version}
+                    onChange={() => setB(v.version)}
+                  />{' '}
+                  new
                 </label>
               </td>
             </tr>

@@ -54,7 +54,9 @@ export default function SessionPage() {
             <span className="mono muted">{versions.get(s.agentVersionId) ?? ''}</span>
           </span>
           <span>started {dateTime(s.startedAt)}</span>
-          <span>{duration(new Date(s.endedAt ?? s.lastEventAt).getTime() - new Date(s.startedAt).getTime())}</span>
+          <span>
+            {duration(new Date(s.endedAt ?? s.lastEventAt).getTime() - new Date(s.startedAt).getTime())}
+          </span>
           <span>{num(s.eventCount)} events</span>
           <span>{s.runs.length} runs</span>
           {s.missingSequences > 0 && <Badge tone="warn">{s.missingSequences} lost</Badge>}
@@ -64,7 +66,12 @@ export default function SessionPage() {
         <aside className="session-intel">
           <IntelligencePanel sessionId={s.id} onJump={jump} />
         </aside>
-        <Replay timeline={timeline} runs={s.runs} selected={Math.min(selected, Math.max(0, timeline.events.length - 1))} onSelect={onSelect} />
+        <Replay
+          timeline={timeline}
+          runs={s.runs}
+          selected={Math.min(selected, Math.max(0, timeline.events.length - 1))}
+          onSelect={onSelect}
+        />
       </div>
     </div>
   );

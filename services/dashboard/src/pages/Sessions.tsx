@@ -6,7 +6,16 @@ import { duration, isoToLocalInput, localInputToIso, num, relative, dateTime } f
 import { useInfinitePage, useLoadMoreRef } from '../lib/useInfinitePage';
 import { agentLabel, useAgents, useAgentsById, useVersionLabels } from './agents-data';
 
-const FILTERS = ['agentId', 'agentVersionId', 'from', 'to', 'status', 'hasBlocks', 'hasPendingApprovals', 'q'] as const;
+const FILTERS = [
+  'agentId',
+  'agentVersionId',
+  'from',
+  'to',
+  'status',
+  'hasBlocks',
+  'hasPendingApprovals',
+  'q',
+] as const;
 
 /** Sessions newest first, with filters kept in the address (shareable) and keyset paging. */
 export default function Sessions() {
@@ -30,7 +39,6 @@ export default function Sessions() {
       if ((params.get('q') ?? '') !== text) set('q', text || undefined);
     }, 300);
     return () => clearTimeout(t);
-    // eslint-disable-next-line
   }, [text]);
   const q = useInfinitePage<Session>(['sessions'], '/v1/sessions', query);
   const more = useLoadMoreRef(!!q.hasNextPage, q.isFetchingNextPage, () => void q.fetchNextPage());
@@ -40,7 +48,11 @@ export default function Sessions() {
     <div className="page">
       <PageHeader title="Sessions" subtitle="Every agent session, newest first. Open one to replay it." />
       <div className="filters">
-        <select aria-label="Agent" value={query.agentId ?? ''} onChange={(e) => set('agentId', e.target.value || undefined)}>
+        <select
+          aria-label="Agent"
+          value={query.agentId ?? ''}
+          onChange={(e) => set('agentId', e.target.value || undefined)}
+        >
           <option value="">All agents</option>
           {agents.data?.map((a) => (
             <option key={a.id} value={a.id}>
@@ -71,9 +83,17 @@ export default function Sessions() {
         </label>
         <label className="inline">
           To
-          <input type="datetime-local" value={isoToLocalInput(query.to)} onChange={(e) => set('to', localInputToIso(e.target.value))} />
+          <input
+            type="datetime-local"
+            value={isoToLocalInput(query.to)}
+            onChange={(e) => set('to', localInputToIso(e.target.value))}
+          />
         </label>
-        <select aria-label="Outcome" value={query.status ?? ''} onChange={(e) => set('status', e.target.value || undefined)}>
+        <select
+          aria-label="Outcome"
+          value={query.status ?? ''}
+          onChange={(e) => set('status', e.target.value || undefined)}
+        >
           <option value="">Any outcome</option>
           <option value="active">active</option>
           <option value="completed">completed</option>
@@ -81,7 +101,11 @@ export default function Sessions() {
           <option value="cancelled">cancelled</option>
         </select>
         <label className="inline check">
-          <input type="checkbox" checked={query.hasBlocks === 'true'} onChange={(e) => set('hasBlocks', e.target.checked ? 'true' : undefined)} />
+          <input
+            type="checkbox"
+            checked={query.hasBlocks === 'true'}
+            onChange={(e) => set('hasBlocks', e.target.checked ? 'true' : undefined)}
+          />
           Has blocks
         </label>
         <label className="inline check">
@@ -156,7 +180,9 @@ export default function Sessions() {
                   {s.inputSummary ?? <span className="muted">—</span>}
                 </td>
                 <td className="num">{num(s.eventCount)}</td>
-                <td className={s.missingSequences > 0 ? 'num warn-text' : 'num muted'}>{s.missingSequences || ''}</td>
+                <td className={s.missingSequences > 0 ? 'num warn-text' : 'num muted'}>
+                  {s.missingSequences || ''}
+                </td>
                 <td className="num">
                   {duration(new Date(s.endedAt ?? s.lastEventAt).getTime() - new Date(s.startedAt).getTime())}
                 </td>

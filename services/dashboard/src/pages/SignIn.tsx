@@ -21,7 +21,15 @@ export function SignIn() {
         <p className="muted">Sign in to watch sessions, tune guardrails and decide approvals.</p>
         <label>
           Email
-          <input name="email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} required autoFocus />
+          <input
+            name="email"
+            type="email"
+            autoComplete="username"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+            required
+            autoFocus
+          />
         </label>
         <label>
           Password
@@ -45,8 +53,8 @@ export function SignIn() {
           {login.isPending ? 'Signing in…' : 'Sign in'}
         </button>
         <p className="muted small">
-          The first admin comes from <code>WARDEN_INIT_ADMIN_EMAIL</code> / <code>WARDEN_INIT_ADMIN_PASSWORD</code>, or is
-          printed by the first <code>npm start</code>.
+          The first admin comes from <code>WARDEN_INIT_ADMIN_EMAIL</code> /{' '}
+          <code>WARDEN_INIT_ADMIN_PASSWORD</code>, or is printed by the first <code>npm start</code>.
         </p>
       </form>
     </div>

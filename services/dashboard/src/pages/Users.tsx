@@ -26,7 +26,8 @@ export default function Users() {
     },
   });
   const update = useMutation({
-    mutationFn: ({ id, patch }: { id: string; patch: Partial<User> }) => api<User>(`/v1/users/${id}`, { method: 'PATCH', body: patch }),
+    mutationFn: ({ id, patch }: { id: string; patch: Partial<User> }) =>
+      api<User>(`/v1/users/${id}`, { method: 'PATCH', body: patch }),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['users'] }),
   });
   const submit = (e: FormEvent) => {
@@ -35,10 +36,25 @@ export default function Users() {
   };
   return (
     <div className="page">
-      <PageHeader title="People" subtitle="Viewers see everything; approvers also decide approvals; admins manage policies, keys and people." />
+      <PageHeader
+        title="People"
+        subtitle="Viewers see everything; approvers also decide approvals; admins manage policies, keys and people."
+      />
       <form className="card row" onSubmit={submit}>
-        <input type="email" placeholder="email" required value={form.email} onChange={(e) => setForm({ ...form, email: e.target.value })} aria-label="Email" />
-        <input placeholder="name" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} aria-label="Name" />
+        <input
+          type="email"
+          placeholder="email"
+          required
+          value={form.email}
+          onChange={(e) => setForm({ ...form, email: e.target.value })}
+          aria-label="Email"
+        />
+        <input
+          placeholder="name"
+          value={form.name}
+          onChange={(e) => setForm({ ...form, name: e.target.value })}
+          aria-label="Name"
+        />
         <input
           type="password"
           placeholder="initial password"
@@ -48,7 +64,11 @@ export default function Users() {
           onChange={(e) => setForm({ ...form, password: e.target.value })}
           aria-label="Password"
         />
-        <select value={form.role} onChange={(e) => setForm({ ...form, role: e.target.value as Role })} aria-label="Role">
+        <select
+          value={form.role}
+          onChange={(e) => setForm({ ...form, role: e.target.value as Role })}
+          aria-label="Role"
+        >
           {ROLES.map((r) => (
             <option key={r}>{r}</option>
           ))}
@@ -77,7 +97,11 @@ export default function Users() {
                 <td>{u.email}</td>
                 <td>{u.name ?? '—'}</td>
                 <td>
-                  <select value={u.role} onChange={(e) => update.mutate({ id: u.id, patch: { role: e.target.value as Role } })} aria-label={`Role of ${u.email}`}>
+                  <select
+                    value={u.role}
+                    onChange={(e) => update.mutate({ id: u.id, patch: { role: e.target.value as Role } })}
+                    aria-label={`Role of ${u.email}`}
+                  >
                     {ROLES.map((r) => (
                       <option key={r}>{r}</option>
                     ))}
@@ -85,7 +109,12 @@ export default function Users() {
                 </td>
                 <td>{relative(u.lastLoginAt)}</td>
                 <td>
-                  <input type="checkbox" checked={!u.disabled} onChange={(e) => update.mutate({ id: u.id, patch: { disabled: !e.target.checked } })} aria-label={`Active ${u.email}`} />
+                  <input
+                    type="checkbox"
+                    checked={!u.disabled}
+                    onChange={(e) => update.mutate({ id: u.id, patch: { disabled: !e.target.checked } })}
+                    aria-label={`Active ${u.email}`}
+                  />
                 </td>
               </tr>
             ))}

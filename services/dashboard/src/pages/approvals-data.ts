@@ -40,7 +40,9 @@ export function useDecidedApprovals() {
 function applyApproval(qc: QueryClient, a: Approval) {
   qc.setQueryData<Approval[]>(PENDING, (old = []) => {
     const rest = old.filter((x) => x.id !== a.id);
-    return a.status === 'pending' ? [...rest, a].sort((x, y) => x.expiresAt.localeCompare(y.expiresAt)) : rest;
+    return a.status === 'pending'
+      ? [...rest, a].sort((x, y) => x.expiresAt.localeCompare(y.expiresAt))
+      : rest;
   });
   if (a.status !== 'pending') void qc.invalidateQueries({ queryKey: ['approvals', 'decided'] });
 }
@@ -62,7 +64,9 @@ export function useApprovalStream(): boolean {
       setConnected(true);
       qc.setQueryData(
         PENDING,
-        listOf(JSON.parse((m as MessageEvent<string>).data)).sort((x, y) => x.expiresAt.localeCompare(y.expiresAt)),
+        listOf(JSON.parse((m as MessageEvent<string>).data)).sort((x, y) =>
+          x.expiresAt.localeCompare(y.expiresAt),
+        ),
       );
     });
     es.addEventListener('approval', (m) => {
