@@ -7,7 +7,11 @@
 import type {
   AgentView,
   AgentVersionView,
-  Approval as ApprovalContract,
+  ApprovalInboxItem,
+  ApiKeyView,
+  UserView,
+  AgentDetailView,
+  SessionListItem,
   BacktestResponse,
   Decision,
   DryRunResponse,
@@ -49,51 +53,18 @@ export type {
 /** Roles of people (DESIGN.md "Auth"). */
 export type Role = 'viewer' | 'approver' | 'admin';
 
-/** The signed-in person (`GET /v1/auth/me`). */
-export interface User {
-  id: string;
-  email: string;
-  name?: string | null;
-  role: Role;
-  projectId?: string;
-  disabled?: boolean;
-  createdAt?: string;
-  lastLoginAt?: string | null;
-}
+/** The signed-in person (`GET /v1/auth/me`), and a person as admins list them. */
+export type User = Omit<UserView, 'createdAt' | 'lastLoginAt' | 'disabledAt'> &
+  Partial<Pick<UserView, 'createdAt' | 'lastLoginAt' | 'disabledAt'>>;
 
-/** An approval as the inbox lists it: the contract's fields plus the context the list may add. */
-export type Approval = z.infer<typeof ApprovalContract> & {
-  arguments?: Record<string, unknown> | null;
-  agentKey?: string | null;
-  agentName?: string | null;
-  policyId?: string | null;
-  policyName?: string | null;
-  policy?: { id?: string; name?: string; version?: number } | null;
-  matchedGuardrails?: { policyId: string; name: string; version?: number; reason?: string }[];
-  reason?: string | null;
-  runId?: string | null;
-  toolCallId?: string | null;
-};
+/** An approval as the inbox lists it: the held call (`request`), agent, session and policy. */
+export type Approval = ApprovalInboxItem;
 
 /** An API key as listed (`GET /v1/api-keys`); the secret is only in the create answer. */
-export interface ApiKey {
-  id: string;
-  name?: string | null;
-  prefix?: string | null;
-  scopes: string[];
-  createdAt: string;
-  lastUsedAt?: string | null;
-  revokedAt?: string | null;
-}
+export type ApiKey = ApiKeyView;
 
-/** Agent detail (`GET /v1/agents/:id`): versions with per-version counts. */
-export type AgentDetail = Omit<Agent, 'versions'> & {
-  firstSeenAt?: string | null;
-  versions: (AgentVersion & {
-    sessions?: number;
-    sessionCount?: number;
-    decisions?: Partial<Record<Decision, number>>;
-    firstSeenAt?: string | null;
-    lastSeenAt?: string | null;
-  })[];
-};
+/** Agent detail (`GET /v1/agents/:id`): versions with per-version sessions and decisions. */
+export type AgentDetail = AgentDetailView;
+
+/** A row of the sessions list (with its blocks and pending approvals). */
+export type SessionRow = SessionListItem;

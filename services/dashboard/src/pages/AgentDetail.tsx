@@ -4,26 +4,17 @@ import { api, ApiError } from '../api/client';
 import type { AgentDetail as AgentDetailT } from '../api/types';
 import { Badge, DecisionBadge, ErrorBox, JsonView, Loading, PageHeader } from '../components/ui';
 import { dateTime, num, relative } from '../lib/format';
-import { useAgents } from './agents-data';
 
 /** One agent: versions with metadata, declared capabilities, first/last seen, sessions and decisions per version. */
 export default function AgentDetail() {
   const { agentId = '' } = useParams();
-  const list = useAgents();
   const q = useQuery({
     queryKey: ['agent', agentId],
     queryFn: () => api<AgentDetailT>(`/v1/agents/${agentId}`),
     retry: false,
   });
-  // Until `GET /v1/agents/:id` answers (or where it does not exist), the list's entry is shown.
-  const agent: AgentDetailT | undefined =
-    q.data ?? (list.data?.find((a) => a.id === agentId) as AgentDetailT | undefined);
-  if (!agent)
-    return q.isLoading || list.isLoading ? (
-      <Loading />
-    ) : (
-      <ErrorBox error={q.error ?? new Error('agent not found')} />
-    );
+  const agent: AgentDetailT | undefined = q.data;
+  if (!agent) return q.isLoading ? <Loading /> : <ErrorBox error={q.error ?? new Error('agent not found')} />;
   return (
     <div className="page">
       <PageHeader
@@ -45,7 +36,7 @@ export default function AgentDetail() {
       <h2>Versions</h2>
       <div className="stack">
         {agent.versions.map((v) => {
-          const sessions = v.sessions ?? v.sessionCount;
+          const sessions = v.sessions;
           return (
             <section key={v.id} className="card">
               <div className="row spread">

@@ -23,7 +23,7 @@ export default function ApiKeys() {
   const [scopes, setScopes] = useState<string[]>(['ingest', 'read']);
   const create = useMutation({
     mutationFn: () =>
-      api<{ key?: ApiKey; secret?: string; apiKey?: string; id?: string }>('/v1/api-keys', {
+      api<ApiKey & { secret: string }>('/v1/api-keys', {
         method: 'POST',
         body: { name, scopes },
       }),
@@ -40,7 +40,7 @@ export default function ApiKeys() {
     e.preventDefault();
     create.mutate();
   };
-  const secret = create.data?.secret ?? create.data?.apiKey;
+  const secret = create.data?.secret;
   return (
     <div className="page">
       <PageHeader

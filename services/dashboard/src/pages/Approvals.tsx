@@ -84,7 +84,7 @@ function Pending() {
 }
 
 function policyName(a: Approval): string | undefined {
-  return a.policyName ?? a.policy?.name ?? a.matchedGuardrails?.map((m) => m.name).join(', ') ?? undefined;
+  return a.policy ? (a.policy.name ?? a.policy.id.slice(0, 8)) : undefined;
 }
 
 function ApprovalCard({ approval: a, now }: { approval: Approval; now: number }) {
@@ -97,6 +97,7 @@ function ApprovalCard({ approval: a, now }: { approval: Approval; now: number })
   const allowed = can(user?.role, 'approver');
   const leftMs = new Date(a.expiresAt).getTime() - now;
   const agent = agents.get(a.agentId);
+  const args = a.request.arguments;
   const decide = async (status: 'approved' | 'denied') => {
     setBusy(status);
     setError(null);
@@ -114,16 +115,15 @@ function ApprovalCard({ approval: a, now }: { approval: Approval; now: number })
         <div>
           <div className="tool-name">{a.toolName ?? 'action'}</div>
           <div className="muted small">
-            agent{' '}
-            <strong>{a.agentName ?? agent?.name ?? a.agentKey ?? agent?.key ?? shortId(a.agentId)}</strong>
+            agent <strong>{a.agent.name ?? agent?.name ?? a.agent.key ?? shortId(a.agentId)}</strong>
             {a.sessionId && (
               <>
                 {' · '}session <Link to={`/sessions/${a.sessionId}`}>{shortId(a.sessionId)}</Link>
               </>
             )}
-            {policyName(a) && (
+            {a.policy && (
               <>
-                {' · '}policy <strong>{policyName(a)}</strong>
+                {' · '}policy <Link to={`/guardrails/${a.policy.id}`}>{policyName(a)}</Link>
               </>
             )}
             {' · '}asked {relative(a.createdAt, now)}
@@ -137,11 +137,11 @@ function ApprovalCard({ approval: a, now }: { approval: Approval; now: number })
           <div className="muted small">left · then {a.onTimeout === 'approve' ? 'approved' : 'denied'}</div>
         </div>
       </div>
-      {a.reason && <p className="reason">{a.reason}</p>}
-      {a.arguments !== undefined && a.arguments !== null && (
+      <RequestSummary request={a.request} />
+      {args !== undefined && args !== null && (
         <>
           <div className="label">Arguments</div>
-          <JsonView value={a.arguments} maxHeight={220} />
+          <JsonView value={args} maxHeight={220} />
         </>
       )}
       {allowed ? (
@@ -206,4 +206,20 @@ function Decided() {
       </tbody>
     </table>
   );
+}
+
+/** What the held call touches besides its arguments (action, resource, risk). */
+function RequestSummary({ request }: { request: Record<string, unknown> }) {
+  const r = request as {
+    action?: { type?: string; name?: string };
+    resource?: { type?: string; id?: string; environment?: string };
+    riskLevel?: string;
+  };
+  const parts = [
+    r.action?.type && `action ${r.action.type}${r.action.name ? ` · ${r.action.name}` : ''}`,
+    r.resource &&
+      `resource ${[r.resource.type, r.resource.id, r.resource.environment].filter(Boolean).join(' / ')}`,
+    r.riskLevel && `risk ${r.riskLevel}`,
+  ].filter(Boolean);
+  return parts.length ? <div className="muted small">{parts.join(' · ')}</div> : null;
 }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import type { Session } from '../api/types';
+import type { SessionRow } from '../api/types';
 import { EmptyState, ErrorBox, Loading, PageHeader, QuickStart, StatusBadge } from '../components/ui';
 import { duration, isoToLocalInput, localInputToIso, num, relative, dateTime } from '../lib/format';
 import { useInfinitePage, useLoadMoreRef } from '../lib/useInfinitePage';
@@ -40,7 +40,7 @@ export default function Sessions() {
     }, 300);
     return () => clearTimeout(t);
   }, [text]);
-  const q = useInfinitePage<Session>(['sessions'], '/v1/sessions', query);
+  const q = useInfinitePage<SessionRow>(['sessions'], '/v1/sessions', query);
   const more = useLoadMoreRef(!!q.hasNextPage, q.isFetchingNextPage, () => void q.fetchNextPage());
   const agent = query.agentId ? byId.get(query.agentId) : undefined;
   const anyFilter = FILTERS.some((f) => params.get(f));
@@ -159,6 +159,8 @@ export default function Sessions() {
               <th>Outcome</th>
               <th>Input</th>
               <th className="num">Events</th>
+              <th className="num">Blocks</th>
+              <th className="num">Waiting</th>
               <th className="num">Lost</th>
               <th className="num">Duration</th>
             </tr>
@@ -180,6 +182,10 @@ export default function Sessions() {
                   {s.inputSummary ?? <span className="muted">—</span>}
                 </td>
                 <td className="num">{num(s.eventCount)}</td>
+                <td className={s.blocks > 0 ? 'num bad-text' : 'num muted'}>{s.blocks || ''}</td>
+                <td className={s.pendingApprovals > 0 ? 'num warn-text' : 'num muted'}>
+                  {s.pendingApprovals ? <Link to="/approvals">{s.pendingApprovals}</Link> : ''}
+                </td>
                 <td className={s.missingSequences > 0 ? 'num warn-text' : 'num muted'}>
                   {s.missingSequences || ''}
                 </td>

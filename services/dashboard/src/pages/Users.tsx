@@ -26,7 +26,7 @@ export default function Users() {
     },
   });
   const update = useMutation({
-    mutationFn: ({ id, patch }: { id: string; patch: Partial<User> }) =>
+    mutationFn: ({ id, patch }: { id: string; patch: { role?: Role; disabled?: boolean } }) =>
       api<User>(`/v1/users/${id}`, { method: 'PATCH', body: patch }),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['users'] }),
   });
@@ -59,7 +59,7 @@ export default function Users() {
           type="password"
           placeholder="initial password"
           required
-          minLength={8}
+          minLength={10}
           value={form.password}
           onChange={(e) => setForm({ ...form, password: e.target.value })}
           aria-label="Password"
@@ -93,7 +93,7 @@ export default function Users() {
           </thead>
           <tbody>
             {q.data.map((u) => (
-              <tr key={u.id} className={u.disabled ? 'disabled' : ''}>
+              <tr key={u.id} className={u.disabledAt ? 'disabled' : ''}>
                 <td>{u.email}</td>
                 <td>{u.name ?? '—'}</td>
                 <td>
@@ -111,7 +111,7 @@ export default function Users() {
                 <td>
                   <input
                     type="checkbox"
-                    checked={!u.disabled}
+                    checked={!u.disabledAt}
                     onChange={(e) => update.mutate({ id: u.id, patch: { disabled: !e.target.checked } })}
                     aria-label={`Active ${u.email}`}
                   />
