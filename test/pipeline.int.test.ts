@@ -1,16 +1,21 @@
 import { replayFiles } from '../scripts/replay/replay';
 import { TRAJECTORY_FILES } from './support/env';
-import { call } from './support/http';
+import { call, waitFor } from './support/http';
 import { startTestStack, type TestStack } from './support/stack';
 
 /**
  * The whole pipeline on real servers: TypeScript client → gateway → Kafka → projector (its own
- * process, a kafkajs consumer group) → PostgreSQL, with every shared trajectory replayed.
+ * process, a kafkajs consumer group) → PostgreSQL, with every shared trajectory replayed; the
+ * projector schedules `session-ready` jobs in BullMQ (Redis) and the intelligence worker (its own
+ * process) analyses every session.
  */
-describe('stack: client → gateway → Kafka → projector → PostgreSQL', () => {
+describe('stack: client → gateway → Kafka → projector → PostgreSQL → intelligence worker', () => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await startTestStack({
+      intelligence: true,
+      env: { WARDEN_INTELLIGENCE_CONCURRENCY: '4', WARDEN_INTELLIGENCE_BACKOFF_MS: '200' },
+    });
   }, 120_000);
   afterAll(async () => {
     await stack?.stop();
@@ -57,6 +62,60 @@ describe('stack: client → gateway → Kafka → projector → PostgreSQL', () 
     expect(Number(r.evaluations)).toBe(3571);
     expect(summary.decisions).toEqual({ allow: 3571 });
   }, 600_000);
+
+  test('every session gets intelligence, and every event id it cites is an event of that session', async () => {
+    // Done when every session's latest version is current and covers all its events, and no job is left.
+    await waitFor(
+      async () => {
+        const [row] = await stack.prisma.$queryRaw<{ pending: bigint }[]>`
+          SELECT count(*) AS pending FROM sessions s
+           WHERE NOT EXISTS (SELECT 1 FROM session_intelligence i
+                              WHERE i.session_id = s.id AND i.status = 'current' AND i.event_count = s.event_count)`;
+        if (Number(row!.pending) > 0) return false;
+        const c = await stack.queue.counts('session-ready');
+        return c.waiting + c.delayed + c.active === 0;
+      },
+      300_000,
+      1000,
+    );
+    expect(await stack.queue.counts('session-ready')).toMatchObject({ failed: 0 });
+
+    const [sessions] = await stack.prisma.$queryRaw<{ total: bigint; with_intelligence: bigint }[]>`
+      SELECT count(*) AS total,
+             count(*) FILTER (WHERE EXISTS (SELECT 1 FROM session_intelligence i WHERE i.session_id = s.id))
+               AS with_intelligence
+        FROM sessions s`;
+    expect(Number(sessions!.total)).toBe(762);
+    expect(Number(sessions!.with_intelligence)).toBe(762);
+
+    // Every cited event id, of every version: story moments, action items and recommendations.
+    const cited = await stack.prisma.$queryRaw<{ source: string; cited: bigint; foreign: bigint }[]>`
+      WITH cited AS (
+        SELECT i.session_id, id.value AS event_id, 'story' AS source
+          FROM session_intelligence i, jsonb_array_elements(i.story) m, jsonb_array_elements_text(m->'eventIds') id
+        UNION ALL
+        SELECT i.session_id, id.value, 'action_items'
+          FROM session_intelligence i, jsonb_array_elements(i.action_items) a,
+               jsonb_array_elements_text(a->'evidenceEventIds') id
+        UNION ALL
+        SELECT r.session_id, unnest(r.evidence_event_ids), 'recommendations' FROM recommendations r)
+      SELECT source, count(*) AS cited,
+             count(*) FILTER (WHERE NOT EXISTS (
+               SELECT 1 FROM events e WHERE e.session_id = c.session_id AND e.id::text = c.event_id)) AS foreign
+        FROM cited c GROUP BY source ORDER BY source`;
+    const bySource = Object.fromEntries(
+      cited.map((r) => [r.source, { cited: Number(r.cited), foreign: Number(r.foreign) }]),
+    );
+    expect(Object.keys(bySource)).toEqual(['action_items', 'recommendations', 'story']);
+    for (const [source, r] of Object.entries(bySource)) {
+      expect({ source, foreign: r.foreign }).toEqual({ source, foreign: 0 });
+      expect(r.cited).toBeGreaterThan(0);
+    }
+    // Every story names at least its start and its end.
+    const [thin] = await stack.prisma.$queryRaw<{ n: bigint }[]>`
+      SELECT count(*) AS n FROM session_intelligence WHERE jsonb_array_length(story) < 2`;
+    expect(Number(thin!.n)).toBe(0);
+  }, 360_000);
 
   test('the api shows a replayed session with its run and events in order', async () => {
     const page = await call(stack.apiUrl, 'GET', '/v1/sessions?limit=5', { apiKey: stack.apiKey });

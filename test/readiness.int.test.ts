@@ -1,6 +1,7 @@
 import { bootstrapProject } from '@agent-warden/api';
 import { InMemoryBus, type Subscription } from '@agent-warden/bus';
 import { AgentEvent, newId, TOPICS, toCloudEvent, type EventType } from '@agent-warden/contracts';
+import type { AgentEvent as AgentEventT } from '@agent-warden/contracts';
 import { createPrisma, type PrismaClient } from '@agent-warden/db';
 import { startIntelligenceWorker } from '@agent-warden/intelligence-service';
 import { silentLogger } from '@agent-warden/observability';
@@ -78,7 +79,7 @@ describe('readiness: debounced session-ready jobs on BullMQ', () => {
     type: EventType,
     data: object,
     runId?: string,
-  ): AgentEvent {
+  ): AgentEventT {
     return AgentEvent.parse({
       id: newId(),
       type,
@@ -89,11 +90,11 @@ describe('readiness: debounced session-ready jobs on BullMQ', () => {
       agentVersionId,
       sequence,
       data,
-    });
+    }) as AgentEventT;
   }
 
   /** Publishes each event on its own (one projected batch each), in order. */
-  async function publishOneByOne(events: AgentEvent[]): Promise<void> {
+  async function publishOneByOne(events: AgentEventT[]): Promise<void> {
     for (const e of events)
       await bus.publish(TOPICS.agentEvents, [{ key: e.sessionId, value: toCloudEvent(projectId, e) }]);
   }
@@ -102,7 +103,7 @@ describe('readiness: debounced session-ready jobs on BullMQ', () => {
   function session(sessionId: string, tools: number, opts: { ended?: boolean; runCompleted?: boolean } = {}) {
     const runId = newId();
     let seq = 0;
-    const out: AgentEvent[] = [
+    const out: AgentEventT[] = [
       event(sessionId, ++seq, 'agent.session.started', { inputSummary: 'book a flight' }),
       event(sessionId, ++seq, 'agent.run.started', { name: 'main', inputSummary: 'book a flight' }, runId),
     ];

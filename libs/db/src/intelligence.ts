@@ -161,7 +161,9 @@ const INTELLIGENCE_LOCK_NAMESPACE = 7271;
  * transaction holding a per-session advisory lock (so concurrent writers get distinct versions).
  * Earlier versions become `stale`; the new one is `current` unless the session already holds more
  * events than were analysed (`eventCount`), in which case it is written `stale` at once (a newer
- * analysis is scheduled by the projector). Recommendation policies are stored with `enabled: false`.
+ * analysis is scheduled by the projector). Recommendation policies are stored with `enabled: false`;
+ * a recommendation whose kind and title a person already accepted or dismissed for this session is
+ * not stored again.
  */
 export async function saveIntelligence(
   db: PrismaClient,
@@ -208,11 +210,18 @@ export async function saveIntelligence(
           lastEventAt: input.lastEventAt,
         },
       });
+      // A recommendation a person already decided (same kind and title) is not proposed again.
+      const decided = await tx.recommendation.findMany({
+        where: { sessionId, projectId, status: { not: 'open' } },
+        select: { kind: true, title: true },
+      });
+      const seen = new Set(decided.map((d) => `${d.kind}\u0000${d.title}`));
+      const fresh = draft.recommendations.filter((r) => !seen.has(`${r.kind}\u0000${r.title}`));
       const recs =
-        draft.recommendations.length === 0
+        fresh.length === 0
           ? []
           : await tx.recommendation.createManyAndReturn({
-              data: draft.recommendations.map((r) => ({
+              data: fresh.map((r) => ({
                 id: newId(),
                 projectId,
                 sessionId,
@@ -306,7 +315,9 @@ export async function intelligenceVersions(
 
 /**
  * Recommendations of a project, newest first (`createdAt desc, id desc`), filtered by status, kind
- * and session; keyset paging after `after`. Returns up to `take` rows.
+ * and session; keyset paging after `after`. Open recommendations are listed only from the latest
+ * version of their session's intelligence (older versions' open ones are superseded); decided ones
+ * always. Returns up to `take` rows.
  */
 export async function listRecommendations(
   db: PrismaClient,
@@ -319,19 +330,25 @@ export async function listRecommendations(
     take: number;
   },
 ): Promise<Recommendation[]> {
-  return db.recommendation.findMany({
-    where: {
-      projectId,
-      ...(q.status ? { status: q.status } : {}),
-      ...(q.kind ? { kind: q.kind } : {}),
-      ...(q.sessionId ? { sessionId: q.sessionId } : {}),
-      ...(q.after
-        ? { OR: [{ createdAt: { lt: q.after.time } }, { createdAt: q.after.time, id: { lt: q.after.id } }] }
-        : {}),
-    },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: q.take,
-  });
+  const where = [
+    Prisma.sql`r.project_id = ${projectId}::uuid`,
+    Prisma.sql`(r.status <> 'open' OR r.intelligence_id = (
+      SELECT i.id FROM session_intelligence i WHERE i.session_id = r.session_id ORDER BY i.version DESC LIMIT 1))`,
+  ];
+  if (q.status) where.push(Prisma.sql`r.status = ${q.status}`);
+  if (q.kind) where.push(Prisma.sql`r.kind = ${q.kind}`);
+  if (q.sessionId) where.push(Prisma.sql`r.session_id = ${q.sessionId}::uuid`);
+  if (q.after)
+    where.push(
+      Prisma.sql`(r.created_at < ${q.after.time} OR (r.created_at = ${q.after.time} AND r.id < ${q.after.id}::uuid))`,
+    );
+  const ids = await db.$queryRaw<{ id: string }[]>`
+    SELECT r.id::text AS id FROM recommendations r WHERE ${Prisma.join(where, ' AND ')}
+     ORDER BY r.created_at DESC, r.id DESC LIMIT ${q.take}`;
+  if (ids.length === 0) return [];
+  const rows = await db.recommendation.findMany({ where: { id: { in: ids.map((r) => r.id) } } });
+  const order = new Map(ids.map((r, i) => [r.id, i]));
+  return rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
 }
 
 /** Outcome of {@link decideRecommendation}. */

@@ -1,13 +1,12 @@
 import { Router, type RequestHandler } from 'express';
 import { RecommendationDecisionRequest, RecommendationListQuery, Uuid } from '@agent-warden/contracts';
 import {
-  apiKeyActor,
   decideRecommendation,
   listRecommendations,
   recommendationView,
   type PrismaClient,
 } from '@agent-warden/db';
-import { AppError, notFound, parseOr400, principalOf } from '@agent-warden/http';
+import { AppError, actorOf, notFound, parseOr400, principalOf } from '@agent-warden/http';
 import { decodeCursor, toPage } from '../cursor';
 
 /**
@@ -46,7 +45,7 @@ export function recommendationsRouter(deps: {
       projectId: principal.projectId,
       id,
       status: body.status,
-      actor: apiKeyActor(principal.keyId),
+      actor: actorOf(principal),
       comment: body.comment,
     });
     if (!out.ok && out.reason === 'not_found') throw notFound('recommendation');
