@@ -158,9 +158,9 @@ export function trajectoryToInput(t: Trajectory, options: TrajectoryInputOptions
         evaluationId,
         toolName,
         status: 'expired',
-        createdAt: requested.time,
+        createdAt: evaluated.time,
         expiresAt,
-        decidedAt: resolved.time,
+        decidedAt: expiresAt,
         decidedBy: null,
       });
       continue;
