@@ -148,11 +148,7 @@ export function trajectoryToInput(t: Trajectory, options: TrajectoryInputOptions
     if (approvalId) {
       const expiresAt = new Date(Date.parse(evaluated.time) + 1000).toISOString();
       const requested = emit('agent.approval.requested', { approvalId, evaluationId, toolCallId, expiresAt });
-      const resolved = emit(
-        'agent.approval.resolved',
-        { approvalId, status: 'expired', waitedMs: 1000 },
-        requested.id,
-      );
+      emit('agent.approval.resolved', { approvalId, status: 'expired', waitedMs: 1000 }, requested.id);
       approvals.push({
         id: approvalId,
         evaluationId,
