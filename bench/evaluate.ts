@@ -2,13 +2,15 @@
  * `npm run bench:evaluate` — cost of a guardrail evaluation:
  *   1. the engine (`createEngine` of `@agent-warden/policy`): µs per evaluation with 10, 100 and
  *      1,000 generated policies over the real tool calls of the shared trajectories;
- *   2. `POST /v1/guardrails/evaluate` of the real gateway (child process, 100 policies) at a fixed
- *      request rate, open loop, next to a bare express endpoint of the same server.
+ *   2. `POST /v1/guardrails/evaluate` of the real gateway (child process, 100 policies) at fixed
+ *      request rates (1,000 — the target — and lower ones the machine can sustain when shared), open
+ *      loop, next to a bare express endpoint of the same server at the same rate, with the
+ *      machine's load (CPU busy, per-process CPU, load average) of each measured window.
  * Needs PostgreSQL and Kafka (`source .infra/env` first). Waits (up to `--max-wait-s`, default
  * 300) for the 1-minute load average to fall below 1.5 before measuring. Writes its section of
  * docs/benchmarks.md and prints it.
  *
- *   source .infra/env && npm run bench:evaluate [-- --no-write] [-- --max-wait-s 0]
+ *   source .infra/env && npm run bench:evaluate [-- --no-write] [-- --max-wait-s 0] [-- --rates 1000,500,250]
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -23,7 +25,8 @@ import { benchHttp } from './evaluate/http';
 import { toolCallsOf } from './evaluate/policies';
 import { renderEvaluateSection } from './evaluate/report';
 
-const COMMAND = 'source .infra/env && npm run bench:evaluate';
+const ARGS = process.argv.slice(2).join(' ');
+const COMMAND = `source .infra/env && npm run bench:evaluate${ARGS ? ` -- ${ARGS}` : ''}`;
 const RUN_TIMEOUT_MS = 10 * 60_000;
 const LOAD_LIMIT = 1.5;
 
@@ -52,9 +55,15 @@ async function main(): Promise<void> {
     options: {
       'no-write': { type: 'boolean', default: false },
       'max-wait-s': { type: 'string', default: '300' },
+      rates: { type: 'string', default: '1000,500,250' },
     },
   });
   process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
+  const rates = values.rates
+    .split(',')
+    .map((x) => Number(x.trim()))
+    .filter((x) => Number.isFinite(x) && x > 0);
+  if (rates.length === 0) throw new Error('--rates: give request rates per second, e.g. 1000,500,250');
   const env = await requireBenchEnv();
   const calls = toolCallsOf(loadTrajectories());
 
@@ -80,7 +89,7 @@ async function main(): Promise<void> {
     const http = await benchHttp(
       env,
       calls,
-      { policies: 100, rate: 1_000, warmupMs: 2_000, durationMs: 10_000, bodies: 2_000 },
+      { policies: 100, rates, warmupMs: 2_000, durationMs: 10_000, bodies: 2_000 },
       cleanup,
       log,
     );

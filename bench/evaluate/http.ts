@@ -1,3 +1,4 @@
+import os from 'node:os';
 import readline from 'node:readline';
 import { bootstrapProject } from '@agent-warden/api';
 import { newId, type GuardDecision } from '@agent-warden/contracts';
@@ -6,7 +7,8 @@ import { createTestDatabase } from '../../test/support/database';
 import { randomSuffix } from '../../test/support/env';
 import { spawnTsx } from '../lib/child';
 import type { Cleanup } from '../lib/cleanup';
-import type { BenchEnv } from '../lib/env';
+import { cpuWindow, type CpuWindow } from '../lib/cpu';
+import { loadAverage, type BenchEnv } from '../lib/env';
 import { identifyAgents } from '../lib/http';
 import { Pool } from '../lib/load';
 import { openLoop, type OpenLoopResult } from './open-loop';
@@ -15,29 +17,64 @@ import { contextFor, generatePolicies, rng, toolNames, type ToolCall } from './p
 /** Settings of the HTTP part. */
 export interface HttpBenchOptions {
   policies: number;
-  rate: number;
+  /** Request rates (requests/s), each run on both endpoints, in this order. */
+  rates: number[];
   warmupMs: number;
   durationMs: number;
   /** Distinct pre-built request bodies, sent round robin. */
   bodies: number;
 }
 
+/** What the machine did during one measured window. */
+export interface WindowLoad {
+  /** % of all cores busy (any process). */
+  machineBusy: number;
+  /** % of one core used by the gateway process and by this (load generator) process. */
+  gatewayCpu: number;
+  benchCpu: number;
+  /** The rest of the machine (Kafka, PostgreSQL, other people's work), in % of one core. */
+  restCpu: number;
+  /** 1-minute load average at the end of the window. */
+  load1: number;
+}
+
+/** Both endpoints at one rate. */
+export interface RateResult {
+  rate: number;
+  evaluate: OpenLoopResult;
+  evaluateLoad: WindowLoad;
+  bare: OpenLoopResult;
+  bareLoad: WindowLoad;
+}
+
+/** Counters of the gateway's evaluation recorder (its `/ready` body) after the runs. */
+export interface RecorderCounters {
+  buffered: number;
+  published: number;
+  rejected: number;
+  failedFlushes: number;
+}
+
 /** Results of the HTTP part. */
 export interface HttpBenchResult {
   options: HttpBenchOptions;
-  evaluate: OpenLoopResult;
-  bare: OpenLoopResult;
+  nproc: number;
+  rates: RateResult[];
+  /** Evaluations answered 200 in all (check, warm-ups and measured windows). */
+  evaluationsAnswered: number;
+  /** Read from `/ready` after the runs, once the buffer drained; undefined when not reported. */
+  recorder?: RecorderCounters;
   /** Share of the bodies with a matched policy and mean body size (bytes), from a check before the load. */
   matchedShare: number;
   meanBodyBytes: number;
 }
 
-/** Spawns `bench/evaluate/gateway-main.ts` and resolves with its URL once it listens. */
+/** Spawns `bench/evaluate/gateway-main.ts` and resolves with its URL and pid once it listens. */
 async function spawnBenchGateway(
   env: Record<string, string>,
   cleanup: Cleanup,
   timeoutMs = 60_000,
-): Promise<string> {
+): Promise<{ url: string; pid: number }> {
   const proc = spawnTsx('bench/evaluate/gateway-main.ts', { PORT: '0', LOG_LEVEL: 'warn', ...env }, [
     'ignore',
     'pipe',
@@ -61,7 +98,7 @@ async function spawnBenchGateway(
           if (j.ready && j.url) {
             url = j.url;
             clearTimeout(timer);
-            return resolve(j.url);
+            return resolve({ url: j.url, pid: proc.pid });
           }
         } catch {
           /* a log line */
@@ -114,7 +151,7 @@ export async function benchHttp(
   }
 
   const prefix = `bench${randomSuffix()}.`;
-  const url = await spawnBenchGateway(
+  const { url, pid } = await spawnBenchGateway(
     { DATABASE_URL: db.url, KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix },
     cleanup,
   );
@@ -152,18 +189,66 @@ export async function benchHttp(
   );
 
   const pool = new Pool(bodies);
-  const run = (target: string) =>
-    openLoop({
-      rate: o.rate,
+  let answered = Math.min(300, bodies.length);
+  const nproc = os.availableParallelism();
+  const run = async (target: string, rate: number) => {
+    let stop: (() => CpuWindow) | undefined;
+    const r = await openLoop({
+      rate,
       warmupMs: o.warmupMs,
       durationMs: o.durationMs,
       send: async () => {
         await post(target, headers, pool.next());
+        if (target === evalUrl) answered += 1;
       },
+      onMeasureStart: () => (stop = cpuWindow({ gateway: pid, bench: process.pid })),
     });
-  log(`evaluate: ${o.rate} req/s, ${o.warmupMs / 1000} s warm-up + ${o.durationMs / 1000} s`);
-  const evaluate = await run(evalUrl);
-  log(`bare: ${o.rate} req/s, ${o.warmupMs / 1000} s warm-up + ${o.durationMs / 1000} s`);
-  const bare = await run(bareUrl);
-  return { options: o, evaluate, bare, matchedShare, meanBodyBytes };
+    const w = stop!();
+    const gatewayCpu = w.processes.gateway ?? Number.NaN;
+    const benchCpu = w.processes.bench ?? Number.NaN;
+    const load: WindowLoad = {
+      machineBusy: w.machineBusy,
+      gatewayCpu,
+      benchCpu,
+      restCpu: Math.max(0, w.machineBusy * nproc - gatewayCpu - benchCpu),
+      load1: loadAverage()[0],
+    };
+    return { r, load };
+  };
+  const rates: RateResult[] = [];
+  for (const rate of o.rates) {
+    const span = `${o.warmupMs / 1000} s warm-up + ${o.durationMs / 1000} s`;
+    log(`evaluate: ${rate} req/s, ${span} (1-min load ${loadAverage()[0]})`);
+    const ev = await run(evalUrl, rate);
+    log(
+      `  p99 ${ev.r.p99.toFixed(2)} ms, machine ${ev.load.machineBusy} % busy, gateway ${ev.load.gatewayCpu} %`,
+    );
+    log(`bare: ${rate} req/s, ${span}`);
+    const bare = await run(bareUrl, rate);
+    log(`  p99 ${bare.r.p99.toFixed(2)} ms, machine ${bare.load.machineBusy} % busy`);
+    rates.push({ rate, evaluate: ev.r, evaluateLoad: ev.load, bare: bare.r, bareLoad: bare.load });
+  }
+  const recorder = await recorderCounters(url);
+  return {
+    options: o,
+    nproc,
+    rates,
+    evaluationsAnswered: answered,
+    recorder,
+    matchedShare,
+    meanBodyBytes,
+  };
+}
+
+/** The recorder's counters from `/ready`, polled until its buffer is empty (at most ~10 s). */
+async function recorderCounters(url: string): Promise<RecorderCounters | undefined> {
+  let last: RecorderCounters | undefined;
+  for (let i = 0; i < 100; i++) {
+    const res = await fetch(`${url}/ready`);
+    const body = (await res.json()) as { evaluationRecorder?: RecorderCounters };
+    last = body.evaluationRecorder;
+    if (!last || last.buffered === 0) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return last;
 }

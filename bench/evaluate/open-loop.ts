@@ -21,13 +21,16 @@ export interface OpenLoopResult {
 /**
  * Open-loop load: request `i` is due at `start + i / rate`, whatever the state of the earlier
  * ones, so a slow answer does not delay later sends (no coordinated omission). A 1 ms timer sends
- * every due request; latency is counted from the due time. The first `warmupMs` are not measured.
+ * every due request; latency is counted from the due time. The first `warmupMs` are not measured;
+ * `onMeasureStart` marks the start of the measured window.
  */
 export async function openLoop(o: {
   rate: number;
   warmupMs: number;
   durationMs: number;
   send: () => Promise<void>;
+  /** Called when the first measured request is sent (e.g. to start CPU accounting). */
+  onMeasureStart?: () => void;
 }): Promise<OpenLoopResult> {
   const interval = 1000 / o.rate;
   const warm = Math.round((o.warmupMs / 1000) * o.rate);
@@ -77,6 +80,7 @@ export async function openLoop(o: {
     const tick = () => {
       const now = performance.now();
       while (i < total && start + i * interval <= now) {
+        if (i === warm) o.onMeasureStart?.();
         fire(start + i * interval, i >= warm);
         i += 1;
       }
