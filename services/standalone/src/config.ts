@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { INGEST_LIMITS } from '@agent-warden/contracts';
 import { IntEnv } from '@agent-warden/config';
 import { DashboardEnv } from '@agent-warden/api';
+import { WorkerEnv } from '@agent-warden/intelligence-service';
+import { ReadinessEnv } from '@agent-warden/projector';
 
 /**
  * Standalone configuration (`npm start`): every service in one process.
@@ -17,6 +19,8 @@ import { DashboardEnv } from '@agent-warden/api';
  * | `WARDEN_MAX_BODY_BYTES` / `WARDEN_MAX_EVENTS_PER_BATCH` / `WARDEN_MAX_EVENT_BYTES` | 5 MiB / 500 / 256 KiB | ingest limits |
  * | `WARDEN_APPROVAL_TIMEOUT_SECONDS` | 300 | approval deadline when the policy sets none |
  * | `WARDEN_DASHBOARD_DIR` | services/dashboard/dist | dashboard build served at `/` |
+ * | `WARDEN_SESSION_QUIET_MS` / `WARDEN_SESSION_ENDED_DELAY_MS` | 60000 / 2000 | session readiness (services/projector README) |
+ * | `WARDEN_INTELLIGENCE_CONCURRENCY` / `_ATTEMPTS` / `_BACKOFF_MS` | 2 / 5 / 2000 | intelligence worker (services/intelligence README) |
  * | `LOG_LEVEL` | info | pino level |
  */
 export const StandaloneConfig = z.object({
@@ -34,5 +38,7 @@ export const StandaloneConfig = z.object({
   WARDEN_APPROVAL_TIMEOUT_SECONDS: IntEnv.min(1).default(300),
   ...DashboardEnv.shape,
   LOG_LEVEL: z.string().default('info'),
+  ...ReadinessEnv.shape,
+  ...WorkerEnv.shape,
 });
 export type StandaloneConfig = z.infer<typeof StandaloneConfig>;

@@ -7,7 +7,9 @@ import { createPrisma, EMBEDDED_POOL_MAX, migrate, startEmbeddedPostgres } from 
 import { gatewayRoutes, ingestLimits, jsonBody, PolicyStore } from '@agent-warden/gateway';
 import { healthRouter, listen, notFoundHandler, openApiRouter, problemHandler } from '@agent-warden/http';
 import { createLogger, type Logger } from '@agent-warden/observability';
-import { startProjection } from '@agent-warden/projector';
+import { startIntelligenceWorker } from '@agent-warden/intelligence-service';
+import { narratorConfigFromEnv } from '@agent-warden/intelligence';
+import { readinessAfterWrite, startProjection } from '@agent-warden/projector';
 import type { StandaloneConfig } from './config';
 
 /** A running standalone service. */
@@ -53,11 +55,24 @@ export async function start(
   const bus = new InMemoryBus(logger.child({ component: 'bus' }));
   // The in-process job queue (BullMQ's substitute); the intelligence worker registers its processors on it.
   const queue: JobQueue = new InMemoryJobQueue({ logger: logger.child({ component: 'queue' }) });
+  const intelligence = await startIntelligenceWorker({
+    db,
+    queue,
+    logger: logger.child({ component: 'intelligence' }),
+    config,
+    narrator: narratorConfigFromEnv(),
+  });
   const projection = await startProjection({
     db,
     bus,
     logger: logger.child({ component: 'projector' }),
     groupId: 'projector',
+    afterWrite: readinessAfterWrite({
+      db,
+      queue,
+      logger: logger.child({ component: 'readiness' }),
+      delays: { quietMs: config.WARDEN_SESSION_QUIET_MS, endedDelayMs: config.WARDEN_SESSION_ENDED_DELAY_MS },
+    }),
   });
   const policies = new PolicyStore(db, logger.child({ component: 'policies' }));
   await policies.start();
@@ -78,7 +93,7 @@ export async function start(
       defaultApprovalTimeoutSeconds: config.WARDEN_APPROVAL_TIMEOUT_SECONDS,
     }),
   );
-  app.use(apiRoutes({ db, logger }));
+  app.use(apiRoutes({ db, logger, queue }));
   app.use(dashboardRouter({ dir: config.WARDEN_DASHBOARD_DIR }));
   app.use(notFoundHandler);
   app.use(problemHandler(logger));
@@ -101,6 +116,7 @@ export async function start(
       policies.stop();
       await projection.stop();
       await bus.close();
+      await intelligence.close();
       await queue.close();
       await db.$disconnect();
       await embedded?.stop();
