@@ -234,7 +234,9 @@ function frameMoments(ctx: AnalysisContext): Draft[] {
   const lastAnswer = [...events]
     .reverse()
     .find((e) => e.type === 'agent.message.logged' && e.data.role === 'assistant');
-  if (lastAnswer)
+  const toolAfter =
+    lastAnswer && events.some((e) => e.sequence > lastAnswer.sequence && e.type.startsWith('agent.tool.'));
+  if (lastAnswer && !toolAfter)
     out.push(
       moment(
         'message',
