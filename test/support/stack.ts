@@ -108,6 +108,7 @@ export async function startTestStack(
       LOG_LEVEL: 'silent',
       REDIS_URL: redisUrl,
       WARDEN_QUEUE_PREFIX: queuePrefix,
+      WARDEN_JWT_SECRET: `test-session-secret-${randomSuffix()}${randomSuffix()}${randomSuffix()}`,
     },
     silentLogger(),
   );

@@ -1,9 +1,9 @@
 import express, { Router, type Express } from 'express';
-import { findApiKeyByHash, type PrismaClient } from '@agent-warden/db';
-import { apiKeyAuth, healthRouter, notFoundHandler, problemHandler } from '@agent-warden/http';
+import type { PrismaClient } from '@agent-warden/db';
+import { healthRouter, notFoundHandler, problemHandler } from '@agent-warden/http';
 import type { Logger } from '@agent-warden/observability';
 import type { JobQueue } from '@agent-warden/queue';
-import { approvalsRouter } from './routes/approvals';
+import { createApiAuth, peopleRoutes, type PeopleAuthOptions } from './people';
 import { backtestRouter } from './routes/backtest';
 import { intelligenceRouter } from './routes/intelligence';
 import { policiesRouter } from './routes/policies';
@@ -14,7 +14,7 @@ import { dashboardRouter } from './routes/static';
 import { statsRouter } from './routes/stats';
 
 /** What the api's routes need. */
-export interface ApiDeps {
+export interface ApiDeps extends PeopleAuthOptions {
   /** Dashboard build to serve (`WARDEN_DASHBOARD_DIR`); default services/dashboard/dist. Used by createApiApp only. */
   dashboardDir?: string;
   db: PrismaClient;
@@ -25,14 +25,13 @@ export interface ApiDeps {
 
 /** The api's `/v1` routes (read API, approvals, policies), to mount on the api or the standalone app. */
 export function apiRoutes(deps: ApiDeps): Router {
-  const resolve = (hash: string) => findApiKeyByHash(deps.db, hash);
-  const read = apiKeyAuth(resolve, 'read');
-  const admin = apiKeyAuth(resolve, 'admin');
+  const auth = createApiAuth(deps.db, deps);
+  const { read, admin } = auth;
   const r = Router();
+  for (const people of peopleRoutes({ ...deps, auth })) r.use(people);
   r.use(readRouter({ auth: read, db: deps.db }));
   r.use(agentsRouter({ auth: read, db: deps.db }));
   r.use(statsRouter({ auth: read, db: deps.db }));
-  r.use(approvalsRouter({ auth: admin, db: deps.db }));
   r.use(backtestRouter({ auth: admin, db: deps.db }));
   r.use(policiesRouter({ read, admin, db: deps.db }));
   r.use(intelligenceRouter({ read, admin, db: deps.db, queue: deps.queue }));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IntEnv } from '@agent-warden/config';
+import { BoolEnv, IntEnv } from '@agent-warden/config';
 import { DashboardEnv } from './routes/static';
 
 /**
@@ -14,7 +14,25 @@ import { DashboardEnv } from './routes/static';
  * | `WARDEN_QUEUE_PREFIX` | `warden` | prefix of the job queue's Redis keys |
  * | `WARDEN_INIT_API_KEY` | — | when set, ensured at start as an all-scope key of the first project |
  * | `WARDEN_DASHBOARD_DIR` | services/dashboard/dist | dashboard build served at `/` |
+ * | `WARDEN_JWT_SECRET` | (required) | HS256 key of people's session cookie, ≥ 32 characters (`openssl rand -base64 48`) |
+ * | `WARDEN_COOKIE_SECURE` | auto | `Secure` on the session cookie: `auto` (when the request came over https), `true`, `false` |
+ * | `WARDEN_INIT_ADMIN_EMAIL` / `WARDEN_INIT_ADMIN_PASSWORD` | — | first admin, ensured at start; without them a project with no user gets `admin@localhost` with a random password, printed once |
  */
+/** Sign-in settings shared by the api and the standalone service (the secret is optional there). */
+/** `auto` (or unset): `Secure` when the request came over https. */
+export const CookieSecureEnv = z.union([z.literal('auto'), BoolEnv]).optional();
+export const InitAdminEnv = z.object({
+  WARDEN_INIT_ADMIN_EMAIL: z.string().trim().toLowerCase().pipe(z.email()).optional(),
+  WARDEN_INIT_ADMIN_PASSWORD: z.string().min(10).max(256).optional(),
+});
+const JwtSecret = z.string().min(32, 'WARDEN_JWT_SECRET must be at least 32 characters');
+/** Sign-in variables of the standalone service: the secret is optional (made and kept in the data dir). */
+export const SignInEnv = InitAdminEnv.extend({
+  WARDEN_JWT_SECRET: JwtSecret.optional(),
+  WARDEN_COOKIE_SECURE: CookieSecureEnv,
+});
+const PeopleEnv = SignInEnv.extend({ WARDEN_JWT_SECRET: JwtSecret });
+
 export const ApiConfig = z.object({
   PORT: IntEnv.min(0).max(65535).default(7402),
   DATABASE_URL: z.string().min(1),
@@ -23,5 +41,16 @@ export const ApiConfig = z.object({
   ...DashboardEnv.shape,
   REDIS_URL: z.string().min(1).optional(),
   WARDEN_QUEUE_PREFIX: z.string().min(1).default('warden'),
+  ...PeopleEnv.shape,
 });
 export type ApiConfig = z.infer<typeof ApiConfig>;
+
+/** Both init-admin variables or neither. */
+export function initAdminOf(
+  c: z.infer<typeof InitAdminEnv>,
+): { email: string; password: string } | undefined {
+  if (!c.WARDEN_INIT_ADMIN_EMAIL && !c.WARDEN_INIT_ADMIN_PASSWORD) return undefined;
+  if (!c.WARDEN_INIT_ADMIN_EMAIL || !c.WARDEN_INIT_ADMIN_PASSWORD)
+    throw new Error('set both WARDEN_INIT_ADMIN_EMAIL and WARDEN_INIT_ADMIN_PASSWORD, or neither');
+  return { email: c.WARDEN_INIT_ADMIN_EMAIL, password: c.WARDEN_INIT_ADMIN_PASSWORD };
+}

@@ -4,7 +4,7 @@ import { createLogger, type Logger } from '@agent-warden/observability';
 import { BullMqJobQueue } from '@agent-warden/queue';
 import { createApiApp } from './app';
 import { bootstrapProject } from './bootstrap';
-import type { ApiConfig } from './config';
+import { initAdminOf, type ApiConfig } from './config';
 
 /** Starts the api (stack mode). Returns its URL and a graceful stop. */
 export async function start(
@@ -12,17 +12,39 @@ export async function start(
   logger: Logger = createLogger({ name: 'api', level: config.LOG_LEVEL }),
 ): Promise<{ url: string; port: number; stop(): Promise<void> }> {
   const db = createPrisma(config.DATABASE_URL);
-  const boot = await bootstrapProject(db, { initApiKey: config.WARDEN_INIT_API_KEY, logger });
+  const boot = await bootstrapProject(db, {
+    initApiKey: config.WARDEN_INIT_API_KEY,
+    initAdmin: initAdminOf(config),
+    logger,
+  });
   if (boot.generatedApiKey)
     logger.warn(
       { projectId: boot.projectId, apiKey: boot.generatedApiKey },
       'generated the first API key; it is shown only once',
     );
+  if (boot.generatedAdmin)
+    logger.warn(
+      { projectId: boot.projectId, ...boot.generatedAdmin },
+      'created the first admin with a random password; it is shown only once',
+    );
+  const stopping = new AbortController();
   const queue = config.REDIS_URL
     ? new BullMqJobQueue({ redisUrl: config.REDIS_URL, prefix: config.WARDEN_QUEUE_PREFIX, logger })
     : undefined;
   let ready = true;
-  const app = createApiApp({ db, logger, queue, dashboardDir: config.WARDEN_DASHBOARD_DIR }, () => ready, [openApiRouter()]);
+  const app = createApiApp(
+    {
+      db,
+      logger,
+      queue,
+      dashboardDir: config.WARDEN_DASHBOARD_DIR,
+      sessionSecret: config.WARDEN_JWT_SECRET,
+      cookieSecure: config.WARDEN_COOKIE_SECURE,
+      signal: stopping.signal,
+    },
+    () => ready,
+    [openApiRouter()],
+  );
   const server = await listen(app, config.PORT);
   logger.info({ port: server.port }, 'api listening');
   return {
@@ -30,6 +52,7 @@ export async function start(
     port: server.port,
     stop: async () => {
       ready = false;
+      stopping.abort(); // ends the approval streams, so close() does not wait on them
       await server.close();
       await queue?.close();
       await db.$disconnect();

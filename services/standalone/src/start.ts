@@ -1,6 +1,12 @@
 import path from 'node:path';
 import express from 'express';
-import { apiRoutes, bootstrapProject, dashboardRouter } from '@agent-warden/api';
+import {
+  apiRoutes,
+  bootstrapProject,
+  dashboardRouter,
+  initAdminOf,
+  loadOrCreateSessionSecret,
+} from '@agent-warden/api';
 import { InMemoryBus } from '@agent-warden/bus';
 import { InMemoryJobQueue, type JobQueue } from '@agent-warden/queue';
 import { createPrisma, EMBEDDED_POOL_MAX, migrate, startEmbeddedPostgres } from '@agent-warden/db';
@@ -50,7 +56,18 @@ export async function start(
     throw err;
   }
   const db = createPrisma(databaseUrl, { poolMax: embedded ? EMBEDDED_POOL_MAX : 10 });
-  const boot = await bootstrapProject(db, { initApiKey: config.WARDEN_INIT_API_KEY, logger });
+  const boot = await bootstrapProject(db, {
+    initApiKey: config.WARDEN_INIT_API_KEY,
+    initAdmin: initAdminOf(config),
+    logger,
+  });
+  if (boot.generatedAdmin)
+    logger.warn(
+      { projectId: boot.projectId, ...boot.generatedAdmin },
+      'created the first admin with a random password; it is shown only once',
+    );
+  const sessionSecret = config.WARDEN_JWT_SECRET ?? (await loadOrCreateSessionSecret(config.WARDEN_DATA_DIR));
+  const stopping = new AbortController();
 
   const bus = new InMemoryBus(logger.child({ component: 'bus' }));
   // The in-process job queue (BullMQ's substitute); the intelligence worker registers its processors on it.
@@ -93,7 +110,16 @@ export async function start(
       defaultApprovalTimeoutSeconds: config.WARDEN_APPROVAL_TIMEOUT_SECONDS,
     }),
   );
-  app.use(apiRoutes({ db, logger, queue }));
+  app.use(
+    apiRoutes({
+      db,
+      logger,
+      queue,
+      sessionSecret,
+      cookieSecure: config.WARDEN_COOKIE_SECURE,
+      signal: stopping.signal,
+    }),
+  );
   app.use(dashboardRouter({ dir: config.WARDEN_DASHBOARD_DIR }));
   app.use(notFoundHandler);
   app.use(problemHandler(logger));
@@ -112,6 +138,7 @@ export async function start(
     queue,
     stop: async () => {
       ready = false;
+      stopping.abort(); // ends the approval streams
       await server.close();
       policies.stop();
       await projection.stop();

@@ -1,7 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
 import { Uuid, type Capability } from '@agent-warden/contracts';
-import { Prisma, type PrismaClient } from '@agent-warden/db';
+import { Prisma, approvalTransitions, expireDueApprovals, type PrismaClient } from '@agent-warden/db';
 import { notFound, parseOr400, principalOf } from '@agent-warden/http';
 import { eventView, runView, sessionView } from '../views';
 import { listEvents, listSessions } from './sessions-query';
@@ -17,8 +17,9 @@ const StatsQuery = z.object({
 
 /**
  * The first read API (read scope): agents with versions, sessions newest first (keyset paging),
- * one session with its runs and events in order, events by type, and projection counts.
- * Every query is filtered by the key's project.
+ * one session with its runs, events in order and approval transitions, events by type, and
+ * projection counts. `read` capability (people of any role, keys with `read`); every query is
+ * filtered by the principal's project.
  */
 export function readRouter(deps: { auth: RequestHandler; db: PrismaClient }): Router {
   const { db } = deps;
@@ -58,7 +59,9 @@ export function readRouter(deps: { auth: RequestHandler; db: PrismaClient }): Ro
     const id = parseOr400(Uuid, req.params.sessionId, 'sessionId');
     const s = await db.session.findFirst({ where: { id, projectId } });
     if (!s) throw notFound('session');
-    const [runs, events] = await Promise.all([
+    // Timeouts of approvals nobody waits on any more are applied first, so they are on the timeline.
+    await expireDueApprovals(db, projectId);
+    const [runs, events, transitions] = await Promise.all([
       db.run.findMany({
         where: { sessionId: id, projectId },
         orderBy: [{ startedAt: 'asc' }, { id: 'asc' }],
@@ -67,8 +70,14 @@ export function readRouter(deps: { auth: RequestHandler; db: PrismaClient }): Ro
         where: { sessionId: id, projectId },
         orderBy: [{ sequence: 'asc' }, { time: 'asc' }, { id: 'asc' }],
       }),
+      approvalTransitions(db, projectId, { sessionId: id }),
     ]);
-    res.json({ ...sessionView(s), runs: runs.map(runView), events: events.map(eventView) });
+    res.json({
+      ...sessionView(s),
+      runs: runs.map(runView),
+      events: events.map(eventView),
+      approvalTransitions: transitions,
+    });
   });
 
   // Events explorer filters and paging: ./sessions-query.ts (contracts EventsExplorerQuery).

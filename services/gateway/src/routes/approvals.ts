@@ -14,7 +14,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export function approvalsRouter(deps: { auth: RequestHandler; db: PrismaClient; pollMs?: number }): Router {
   const r = Router();
   const pollMs = deps.pollMs ?? 250;
-  r.get('/v1/approvals/:approvalId', deps.auth, async (req, res) => {
+  // Not an approval id (e.g. the api's `/v1/approvals/stream` in the standalone app): leave it to later routes.
+  const approvalIdOnly: RequestHandler = (req, _res, next) =>
+    next(Uuid.safeParse(req.params.approvalId).success ? undefined : 'route');
+  r.get('/v1/approvals/:approvalId', approvalIdOnly, deps.auth, async (req, res) => {
     const { projectId } = principalOf(req);
     const id = parseOr400(Uuid, req.params.approvalId, 'approvalId');
     const { waitSeconds } = parseOr400(ApprovalWaitQuery, req.query, 'query');
