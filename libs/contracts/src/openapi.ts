@@ -10,6 +10,16 @@ import {
 import { EventBatchRequest, EventBatchResponse } from './ingest';
 import { AgentEvent } from './events';
 import { Problem } from './problem';
+import {
+  AgentDetailView,
+  DecisionStatsQuery,
+  DecisionStatsView,
+  EventsExplorerQuery,
+  SessionListItem,
+  SessionsListQuery,
+  TopPoliciesQuery,
+  TopPoliciesView,
+} from './dashboard-api';
 import { PolicyInput } from './policy';
 import {
   AuditEntryView,
@@ -29,15 +39,7 @@ import {
   PolicyView,
   ProjectSettings,
 } from './policy-api';
-import {
-  AgentView,
-  EventStatsView,
-  EventView,
-  Page,
-  PageQuery,
-  SessionDetailView,
-  SessionView,
-} from './read';
+import { AgentView, EventStatsView, EventView, Page, SessionDetailView } from './read';
 
 const json = <T extends z.ZodType>(schema: T, description: string) => ({
   description,
@@ -55,6 +57,32 @@ const common = {
 
 const policyParam = { path: z.object({ policyId: z.string() }) };
 const policyNotFound = { '404': problem('Unknown (or deleted) policy') };
+
+/** The dashboard's agent page and guardrail statistics (libs/contracts/src/dashboard-api.ts). */
+const dashboardPaths = {
+  '/v1/agents/{agentId}': {
+    get: {
+      summary:
+        'One agent: versions with metadata and capabilities, first/last seen, sessions and decisions per version',
+      requestParams: { path: z.object({ agentId: z.string() }) },
+      responses: { '200': json(AgentDetailView, 'The agent'), ...common, '404': problem('Unknown agent') },
+    },
+  },
+  '/v1/stats/decisions': {
+    get: {
+      summary: 'Guardrail evaluations per hour or day by policy decision (dry runs excluded)',
+      requestParams: { query: DecisionStatsQuery },
+      responses: { '200': json(DecisionStatsView, 'Buckets in time order, zeros included'), ...common },
+    },
+  },
+  '/v1/stats/top-policies': {
+    get: {
+      summary: 'Most matched policies in a time range',
+      requestParams: { query: TopPoliciesQuery },
+      responses: { '200': json(TopPoliciesView, 'Policies, most matches first'), ...common },
+    },
+  },
+};
 
 /** Policy management, dry run and backtest, project settings and the audit log (docs/guardrails.md). */
 const policyPaths = {
@@ -245,10 +273,8 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
           },
         },
         get: {
-          summary: 'Events by type, newest first',
-          requestParams: {
-            query: PageQuery.extend({ type: z.string().optional(), sessionId: z.string().optional() }),
-          },
+          summary: 'Events explorer: by type, agent, session, guardrail decision and time; newest first',
+          requestParams: { query: EventsExplorerQuery },
           responses: { '200': json(Page(EventView, 'EventPage'), 'A page of events'), ...common },
         },
       },
@@ -287,11 +313,13 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
       },
       '/v1/sessions': {
         get: {
-          summary: 'Sessions, newest first',
-          requestParams: { query: PageQuery.extend({ agentId: z.string().optional() }) },
-          responses: { '200': json(Page(SessionView, 'SessionPage'), 'A page of sessions'), ...common },
+          summary:
+            'Sessions, newest first, filtered (agent, version, time, status, blocks, pending approvals, text)',
+          requestParams: { query: SessionsListQuery },
+          responses: { '200': json(Page(SessionListItem, 'SessionPage'), 'A page of sessions'), ...common },
         },
       },
+      ...dashboardPaths,
       '/v1/sessions/{sessionId}': {
         get: {
           summary: 'One session with its runs and events in order',
