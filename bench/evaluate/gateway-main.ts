@@ -1,12 +1,14 @@
 /**
  * Child-process entry of `bench:evaluate`: the real gateway (`start()` of `@agent-warden/gateway`)
  * with one bench-only route mounted on the same server, `POST /bench/bare` (`express.json()` and
- * `{ok:true}`), the baseline. Prints `{"ready":true,"url":…}` on stdout; stops on SIGTERM.
+ * `{ok:true}`), the baseline. Prints `{"ready":true,"url":…}` on stdout; stops on SIGTERM. Over the
+ * IPC channel it answers `profile-start` / `profile-stop` (CPU profile summary of this process).
  */
 import express, { Router } from 'express';
 import { parseEnv } from '@agent-warden/config';
 import { GatewayConfig, start } from '@agent-warden/gateway';
 import { createLogger } from '@agent-warden/observability';
+import { startProfiler, type ProfileSummary } from '../lib/profile';
 
 async function main(): Promise<void> {
   const config = parseEnv(GatewayConfig);
@@ -16,6 +18,16 @@ async function main(): Promise<void> {
   });
   const gw = await start(config, logger, [bare]);
   process.stdout.write(JSON.stringify({ ready: true, url: gw.url }) + '\n');
+  let stopProfiler: (() => Promise<ProfileSummary>) | undefined;
+  process.on('message', (m: unknown) => {
+    if (m === 'profile-start')
+      void startProfiler().then((stop) => {
+        stopProfiler = stop;
+        process.send?.({ profiling: true });
+      });
+    else if (m === 'profile-stop' && stopProfiler)
+      void stopProfiler().then((top) => process.send?.({ profile: top }));
+  });
   process.once('SIGTERM', () => {
     gw.stop().then(
       () => process.exit(0),

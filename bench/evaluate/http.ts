@@ -1,4 +1,6 @@
+import http from 'node:http';
 import os from 'node:os';
+import type { ChildProcess } from 'node:child_process';
 import readline from 'node:readline';
 import { bootstrapProject } from '@agent-warden/api';
 import { newId, type GuardDecision } from '@agent-warden/contracts';
@@ -10,6 +12,7 @@ import type { Cleanup } from '../lib/cleanup';
 import { cpuWindow, type CpuWindow } from '../lib/cpu';
 import { loadAverage, type BenchEnv } from '../lib/env';
 import { identifyAgents } from '../lib/http';
+import type { ProfileSummary } from '../lib/profile';
 import { Pool } from '../lib/load';
 import { openLoop, type OpenLoopResult } from './open-loop';
 import { contextFor, generatePolicies, rng, toolNames, type ToolCall } from './policies';
@@ -23,6 +26,8 @@ export interface HttpBenchOptions {
   durationMs: number;
   /** Distinct pre-built request bodies, sent round robin. */
   bodies: number;
+  /** Extra, unmeasured run of the evaluate endpoint at the highest rate with the gateway profiled, ms (0 = none). */
+  profileMs: number;
 }
 
 /** What the machine did during one measured window. */
@@ -64,6 +69,8 @@ export interface HttpBenchResult {
   evaluationsAnswered: number;
   /** Read from `/ready` after the runs, once the buffer drained; undefined when not reported. */
   recorder?: RecorderCounters;
+  /** CPU profile of the gateway during the extra run. */
+  profile?: ProfileSummary;
   /** Share of the bodies with a matched policy and mean body size (bytes), from a check before the load. */
   matchedShare: number;
   meanBodyBytes: number;
@@ -74,11 +81,12 @@ async function spawnBenchGateway(
   env: Record<string, string>,
   cleanup: Cleanup,
   timeoutMs = 60_000,
-): Promise<{ url: string; pid: number }> {
+): Promise<{ url: string; pid: number; profile: (fn: () => Promise<unknown>) => Promise<ProfileSummary> }> {
   const proc = spawnTsx('bench/evaluate/gateway-main.ts', { PORT: '0', LOG_LEVEL: 'warn', ...env }, [
     'ignore',
     'pipe',
     'inherit',
+    'ipc',
   ]);
   cleanup.add('stop gateway', () => proc.stop());
   return new Promise((resolve, reject) => {
@@ -98,7 +106,7 @@ async function spawnBenchGateway(
           if (j.ready && j.url) {
             url = j.url;
             clearTimeout(timer);
-            return resolve({ url: j.url, pid: proc.pid });
+            return resolve({ url: j.url, pid: proc.pid, profile: (fn) => profileChild(proc.child, fn) });
           }
         } catch {
           /* a log line */
@@ -109,17 +117,56 @@ async function spawnBenchGateway(
   });
 }
 
-async function post(url: string, headers: Record<string, string>, body: string): Promise<string> {
-  const res = await fetch(url, { method: 'POST', headers, body });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`POST ${url}: HTTP ${res.status} ${text.slice(0, 200)}`);
-  return text;
+/** Profiles `child`'s CPU (IPC `profile-start` / `profile-stop`) while `fn` runs. */
+async function profileChild(child: ChildProcess, fn: () => Promise<unknown>): Promise<ProfileSummary> {
+  const reply = <K extends string>(key: K) =>
+    new Promise<Record<K, unknown>>((res) => {
+      const on = (m: unknown) => {
+        if (m && typeof m === 'object' && key in m) {
+          child.off('message', on);
+          res(m as Record<K, unknown>);
+        }
+      };
+      child.on('message', on);
+    });
+  const started = reply('profiling');
+  child.send('profile-start');
+  await started;
+  await fn();
+  const done = reply('profile');
+  child.send('profile-stop');
+  return (await done).profile as ProfileSummary;
+}
+
+/** Keep-alive sockets of the load generator (node:http: cheaper per request than fetch). */
+const agent = new http.Agent({ keepAlive: true, maxSockets: 512 });
+
+/** `POST url` with a JSON body over the keep-alive agent; resolves with the text of a 200, else throws. */
+function post(url: string, headers: Record<string, string>, body: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      url,
+      { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (res.statusCode === 200) resolve(text);
+          else reject(new Error(`POST ${url}: HTTP ${res.statusCode} ${text.slice(0, 200)}`));
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 /**
  * Part 2: `POST /v1/guardrails/evaluate` (monitor mode) of the real gateway in a child process,
  * on a fresh database with `policies` generated policies in the `policies` table, at a fixed
- * request rate (open loop, Node's fetch with keep-alive); then the same load on `POST /bench/bare`
+ * request rate (open loop, node:http with keep-alive); then the same load on `POST /bench/bare`
  * of the same process.
  */
 export async function benchHttp(
@@ -151,7 +198,7 @@ export async function benchHttp(
   }
 
   const prefix = `bench${randomSuffix()}.`;
-  const { url, pid } = await spawnBenchGateway(
+  const { url, pid, profile } = await spawnBenchGateway(
     { DATABASE_URL: db.url, KAFKA_BROKERS: env.kafkaBrokers.join(','), KAFKA_TOPIC_PREFIX: prefix },
     cleanup,
   );
@@ -228,6 +275,22 @@ export async function benchHttp(
     log(`  p99 ${bare.r.p99.toFixed(2)} ms, machine ${bare.load.machineBusy} % busy`);
     rates.push({ rate, evaluate: ev.r, evaluateLoad: ev.load, bare: bare.r, bareLoad: bare.load });
   }
+  let gatewayProfile: ProfileSummary | undefined;
+  if (o.profileMs > 0) {
+    const rate = Math.max(...o.rates);
+    log(`profile: evaluate at ${rate} req/s for ${o.profileMs / 1000} s (not measured)`);
+    gatewayProfile = await profile(() =>
+      openLoop({
+        rate,
+        warmupMs: 0,
+        durationMs: o.profileMs,
+        send: async () => {
+          await post(evalUrl, headers, pool.next());
+          answered += 1;
+        },
+      }),
+    );
+  }
   const recorder = await recorderCounters(url);
   return {
     options: o,
@@ -235,6 +298,7 @@ export async function benchHttp(
     rates,
     evaluationsAnswered: answered,
     recorder,
+    profile: gatewayProfile,
     matchedShare,
     meanBodyBytes,
   };

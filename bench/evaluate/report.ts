@@ -61,6 +61,24 @@ function httpVerdict(h: HttpBenchResult, nproc: number): string[] {
   return out;
 }
 
+function profileLines(h: HttpBenchResult): string[] {
+  const p = h.profile;
+  if (!p) return [];
+  const table = (rows: { name: string; share: number }[]) => [
+    '| self time | share |',
+    '| --- | ---: |',
+    ...rows.slice(0, 12).map((x) => `| ${x.name} | ${(x.share * 100).toFixed(1)} % |`),
+  ];
+  return [
+    '',
+    `Where the gateway's CPU goes: V8 sampling profile of the gateway process during an extra, unmeasured ${h.options.profileMs / 1000} s run of the evaluate endpoint at ${fmtInt(Math.max(...h.options.rates))} requests/s (self time as a share of the samples; "(idle)" = event loop waiting for I/O).`,
+    '',
+    ...table(p.packages),
+    '',
+    ...table(p.functions),
+  ];
+}
+
 /** The markdown section (without its markers). */
 export function renderEvaluateSection(r: EvaluateResults): string {
   const m = r.machine;
@@ -92,7 +110,7 @@ export function renderEvaluateSection(r: EvaluateResults): string {
     '',
     '### HTTP endpoint',
     '',
-    `The real gateway in a child process (\`bench/evaluate/gateway-main.ts\`: \`start()\` of \`@agent-warden/gateway\` with one extra route, \`POST /bench/bare\`, on the same server), fresh database with ${h.options.policies} generated policies, one identified agent. Load from this process: open loop at a fixed rate (Node's fetch, keep-alive), ${h.options.warmupMs / 1000} s warm-up then ${h.options.durationMs / 1000} s measured, for each rate first the evaluate endpoint then the bare one; latency counted from each request's scheduled send time, so a slow answer cannot hold back later sends (no coordinated omission). The sender's 1 ms timer adds up to 1 ms to every figure, alike for both endpoints. \`/v1/guardrails/evaluate\`: monitor mode, ${fmtInt(h.options.bodies)} pre-built bodies from the real tool calls (mean ${Math.round(h.meanBodyBytes)} B), ${Math.round(h.matchedShare * 100)} % of them match a policy. Each evaluation's record is handed to the gateway's \`EvaluationRecorder\` and published to Kafka (\`guardrail-evaluations\`, acks -1) in batches after the answer (docs/decisions.md "Evaluations are recorded off the request path"). The bare endpoint (\`express.json()\`, \`{ok:true}\`) gets the same bodies from the same load, on the same server.`,
+    `The real gateway in a child process (\`bench/evaluate/gateway-main.ts\`: \`start()\` of \`@agent-warden/gateway\` with one extra route, \`POST /bench/bare\`, on the same server), fresh database with ${h.options.policies} generated policies, one identified agent. Load from this process: open loop at a fixed rate (\`node:http\` client with a keep-alive agent of up to 512 sockets; cheaper per request than \`fetch\`, so the load generator leaves more CPU to the gateway), ${h.options.warmupMs / 1000} s warm-up then ${h.options.durationMs / 1000} s measured, for each rate first the evaluate endpoint then the bare one; latency counted from each request's scheduled send time, so a slow answer cannot hold back later sends (no coordinated omission). The sender's 1 ms timer adds up to 1 ms to every figure, alike for both endpoints. \`/v1/guardrails/evaluate\`: monitor mode, ${fmtInt(h.options.bodies)} pre-built bodies from the real tool calls (mean ${Math.round(h.meanBodyBytes)} B), ${Math.round(h.matchedShare * 100)} % of them match a policy. Each evaluation's record is handed to the gateway's \`EvaluationRecorder\` and published to Kafka (\`guardrail-evaluations\`, acks -1) in batches after the answer (docs/decisions.md "Evaluations are recorded off the request path"). The bare endpoint (\`express.json()\`, \`{ok:true}\`) gets the same bodies from the same load, on the same server.`,
     '',
     `Machine load per measured window: *machine busy* = % of all ${h.nproc} cores busy (/proc/stat); *gateway* and *load generator* = % of one core used by that process; *rest* = the other processes (Kafka and PostgreSQL, which also serve other people, and other people's work) in % of one core = machine busy × cores − gateway − load generator; *load 1 min* = 1-minute load average at the end of the window.`,
     '',
@@ -108,6 +126,7 @@ export function renderEvaluateSection(r: EvaluateResults): string {
     rec
       ? `Evaluation records: ${fmtInt(h.evaluationsAnswered)} evaluations answered 200; the gateway's recorder reported ${fmtInt(rec.published)} records published to Kafka, ${fmtInt(rec.buffered)} still buffered, ${fmtInt(rec.rejected)} refused (503), ${fmtInt(rec.failedFlushes)} failed publishes (\`GET /ready\` after the runs).`
       : 'Evaluation records: the gateway did not report recorder counters.',
+    ...profileLines(h),
   ];
   return lines.join('\n');
 }

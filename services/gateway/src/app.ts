@@ -47,8 +47,7 @@ export function gatewayRoutes(deps: GatewayDeps): Router {
   const ingest = apiKeyAuth(resolve, 'ingest');
   const agents = new AgentDirectory(deps.db);
   const r = Router();
-  r.use(agentsRouter({ auth: ingest, db: deps.db, agents }));
-  r.use(eventsRouter({ auth: ingest, bus: deps.bus, agents, limits: deps.limits }));
+  // The guard check first: it is the latency-critical route (fewer router layers to walk).
   r.use(
     evaluateRouter({
       auth: ingest,
@@ -59,6 +58,8 @@ export function gatewayRoutes(deps: GatewayDeps): Router {
       defaultApprovalTimeoutSeconds: deps.defaultApprovalTimeoutSeconds,
     }),
   );
+  r.use(agentsRouter({ auth: ingest, db: deps.db, agents }));
+  r.use(eventsRouter({ auth: ingest, bus: deps.bus, agents, limits: deps.limits }));
   r.use(approvalsRouter({ auth: ingest, db: deps.db, pollMs: deps.approvalPollMs }));
   return r;
 }
