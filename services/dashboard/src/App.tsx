@@ -1,7 +1,7 @@
 import { lazy, Suspense } from 'react';
 import { Navigate, NavLink, Route, Routes } from 'react-router';
 import { can, useLogout, useMe } from './api/auth';
-import { ErrorBox, Loading } from './components/ui';
+import { ErrorBox, Loading, Shield } from './components/ui';
 import { usePendingCount } from './pages/approvals-data';
 import { SignIn } from './pages/SignIn';
 
@@ -64,9 +64,7 @@ function Nav() {
   return (
     <nav className="nav" aria-label="Main">
       <div className="brand">
-        <span className="logo" aria-hidden>
-          ⛨
-        </span>
+        <Shield />
         Agent Warden
       </div>
       <NavLink className={link} to="/sessions">

@@ -1,4 +1,4 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { api, ApiError } from './client';
 import type { Role, User } from './types';
 
@@ -31,8 +31,7 @@ export function useLogin() {
     mutationFn: async (body: { email: string; password: string }) =>
       userOf(await api('/v1/auth/login', { method: 'POST', body })),
     onSuccess: (user) => {
-      qc.clear();
-      qc.setQueryData(['me'], user);
+      forgetAllBut(qc, user);
     },
   });
 }
@@ -43,10 +42,18 @@ export function useLogout() {
   return useMutation({
     mutationFn: () => api('/v1/auth/logout', { method: 'POST' }),
     onSettled: () => {
-      qc.clear();
-      qc.setQueryData(['me'], null);
+      forgetAllBut(qc, null);
     },
   });
+}
+
+/**
+ * Drops every cached answer but who is signed in, then sets that. (`clear()` would also drop the
+ * `['me']` query the app is subscribed to, and the new value would reach no one.)
+ */
+function forgetAllBut(qc: QueryClient, user: User | null) {
+  qc.removeQueries({ predicate: (q) => q.queryKey[0] !== 'me' });
+  qc.setQueryData(['me'], user);
 }
 
 const RANK: Record<Role, number> = { viewer: 0, approver: 1, admin: 2 };

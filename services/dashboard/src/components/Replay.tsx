@@ -110,7 +110,7 @@ export function Replay({
         )}
         <div className="player" role="toolbar" aria-label="Player">
           <button className="btn small" onClick={() => go(0)} title="First (Home)" aria-label="First event">
-            ⏮
+            |◀
           </button>
           <button
             className="btn small"
@@ -137,7 +137,7 @@ export function Replay({
             ▶|
           </button>
           <button className="btn small" onClick={() => go(last)} title="Last (End)" aria-label="Last event">
-            ⏭
+            ▶▶|
           </button>
           <select aria-label="Speed" value={speed} onChange={(e) => setSpeed(Number(e.target.value))}>
             {SPEEDS.map((s) => (

@@ -165,3 +165,12 @@ export function Tabs<T extends string>({
     </div>
   );
 }
+
+/** The shield mark (inline SVG: no font needed). */
+export function Shield() {
+  return (
+    <svg className="logo" viewBox="0 0 16 16" width="18" height="18" aria-hidden>
+      <path d="M8 1l6 2.5v4C14 11 11.5 14 8 15 4.5 14 2 11 2 7.5v-4z" fill="currentColor" />
+    </svg>
+  );
+}

@@ -88,14 +88,14 @@ export function describeEvent(e: Pick<WardenEvent, 'type' | 'data'>): EventLine 
       const decision = str(d.policyDecision);
       const names = ((d.matchedGuardrails as { name: string }[] | undefined) ?? []).map((m) => m.name);
       return {
-        icon: '⛨',
+        icon: '◈',
         title: `Guardrail: ${decision.replace('_', ' ')}${d.toolName ? ` · ${str(d.toolName)}` : ''}`,
         detail: names.length ? `matched ${names.join(', ')}` : str(d.outcome),
         tone: decisionTone(decision),
       };
     }
     case 'agent.approval.requested':
-      return { icon: '⏳', title: 'Approval requested', detail: `expires ${str(d.expiresAt)}`, tone: 'warn' };
+      return { icon: '◔', title: 'Approval requested', detail: `expires ${str(d.expiresAt)}`, tone: 'warn' };
     case 'agent.approval.resolved':
       return {
         icon: d.status === 'approved' ? '✔' : '✖',

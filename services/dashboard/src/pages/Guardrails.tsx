@@ -123,7 +123,7 @@ export function EnableToggle({ policy, disabled }: { policy: PolicyView; disable
 }
 
 function Insights() {
-  const [range, setRange] = useState<keyof typeof RANGES>('7d');
+  const [range, setRange] = useState<keyof typeof RANGES>('24h');
   const to = new Date(Math.ceil(Date.now() / 60_000) * 60_000);
   const from = new Date(to.getTime() - RANGES[range].ms);
   const query = { from: from.toISOString(), to: to.toISOString(), bucket: RANGES[range].bucket };

@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useLogin } from '../api/auth';
 import { ApiError } from '../api/client';
+import { Shield } from '../components/ui';
 
 /** Email and password sign-in; the session lives in an httpOnly cookie. */
 export function SignIn() {
@@ -16,7 +17,7 @@ export function SignIn() {
     <div className="signin">
       <form className="card signin-card" onSubmit={submit}>
         <div className="brand big">
-          <span className="logo">⛨</span> Agent Warden
+          <Shield /> Agent Warden
         </div>
         <p className="muted">Sign in to watch sessions, tune guardrails and decide approvals.</p>
         <label>

@@ -1,0 +1,298 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { ApprovalDeniedError, WardenClient } from '@agent-warden/client';
+import { replayFiles } from '../../scripts/replay/replay';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import { TRAJECTORIES_DIR } from '../support/env';
+import { call, waitFor } from '../support/http';
+import { startStandalone, type StandaloneProcess } from '../support/standalone';
+
+/**
+ * The dashboard end to end, as a person uses it (issue 6 "What it must show"): Debian's headless
+ * Chromium driven by playwright-core against `npm start`'s process with the dashboard build, after
+ * real trajectories were replayed through the TypeScript client. Screenshots of each main page at
+ * 1440×900 go to `.artifacts/screenshots/` (git-ignored).
+ */
+
+const ROOT = path.resolve(__dirname, '../..');
+const SHOTS = path.join(ROOT, '.artifacts/screenshots');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const API_KEY = 'wk_e2e_dashboard_key_0123456789abcdef';
+const ADMIN = { email: 'admin@e2e.test', password: 'correct horse battery staple' };
+const VIEWER = { email: 'viewer@e2e.test', password: 'viewer password 123' };
+
+let db: TestDatabase;
+let warden: StandaloneProcess;
+let browser: Browser;
+let admin: BrowserContext;
+let page: Page;
+const clients: WardenClient[] = [];
+
+jest.setTimeout(180_000);
+
+async function shot(p: Page, name: string): Promise<void> {
+  await p.screenshot({ path: path.join(SHOTS, `${name}.png`) });
+}
+
+async function signIn(p: Page, who: { email: string; password: string }): Promise<void> {
+  await p.goto(`${warden.url}/`);
+  await p.getByLabel('Email').fill(who.email);
+  await p.getByLabel('Password').fill(who.password);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+  await p.getByRole('heading', { name: 'Sessions' }).waitFor();
+}
+
+/** An enforce-mode client of a payments agent (the test's "waiting agent"). */
+function paymentsAgent(): WardenClient {
+  const c = new WardenClient({
+    baseUrl: warden.url,
+    apiKey: API_KEY,
+    agent: { key: 'e2e-payments-agent', name: 'Payments agent' },
+    mode: 'enforce',
+    approvalTimeoutMs: 120_000,
+    flushIntervalMs: 200,
+  });
+  clients.push(c);
+  return c;
+}
+
+/** Creates a policy through the API (admin key) and waits until the guard applies it. */
+async function policyInForce(
+  body: object,
+  agentId: string,
+  toolName: string,
+  decision: string,
+): Promise<void> {
+  const created = await call(warden.url, 'POST', '/v1/policies', { apiKey: API_KEY, body });
+  expect(created.status).toBe(201);
+  await waitFor(async () => {
+    const r = await call(warden.url, 'POST', '/v1/guardrails/evaluate', {
+      apiKey: API_KEY,
+      body: { agentId, tool: { name: toolName }, dryRun: true },
+    });
+    return r.body?.policyDecision === decision;
+  }, 30_000);
+}
+
+beforeAll(async () => {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  execFileSync(process.execPath, [path.join(ROOT, 'services/dashboard/scripts/ensure-built.mjs')], {
+    stdio: 'inherit',
+  });
+  db = await createTestDatabase();
+  warden = await startStandalone({
+    DATABASE_URL: db.url,
+    WARDEN_INIT_API_KEY: API_KEY,
+    WARDEN_INIT_ADMIN_EMAIL: ADMIN.email,
+    WARDEN_INIT_ADMIN_PASSWORD: ADMIN.password,
+    WARDEN_SESSION_ENDED_DELAY_MS: '200',
+  });
+  // A handful of real trajectories: airline customer service and prompt-injection runs.
+  for (const [file, limit] of [
+    ['tau_bench_airline.jsonl', 4],
+    ['agentdojo.jsonl', 3],
+  ] as const) {
+    const summary = await replayFiles({
+      files: [path.join(TRAJECTORIES_DIR, file)],
+      baseUrl: warden.url,
+      apiKey: API_KEY,
+      limit,
+      concurrency: 4,
+    });
+    expect(summary.trajectories).toBe(limit);
+    expect(summary.missing).toBe(0);
+  }
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  admin = await browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: 'dark' });
+  page = await admin.newPage();
+});
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.shutdown().catch(() => undefined)));
+  await browser?.close();
+  await warden?.stop();
+  await db?.drop();
+});
+
+test('a person signs in and sees the replayed sessions', async () => {
+  await signIn(page, ADMIN);
+  const rows = page.locator('.sessions-table tbody tr');
+  await rows.first().waitFor();
+  expect(await rows.count()).toBe(7);
+  await shot(page, 'sessions');
+});
+
+test('opens a replayed real session, steps through its timeline and sees its intelligence', async () => {
+  // The replayed airline session with the most events.
+  const list = await call(warden.url, 'GET', '/v1/sessions?limit=50', { apiKey: API_KEY });
+  const session = (list.body.items as { id: string; eventCount: number; inputSummary: string | null }[]).sort(
+    (a, b) => b.eventCount - a.eventCount,
+  )[0]!;
+  await page.goto(`${warden.url}/sessions/${session.id}`);
+  const position = page.getByTestId('position');
+  await position.waitFor();
+  expect(await position.textContent()).toBe(`1 / ${session.eventCount}`);
+  expect(await page.getByTestId('event-detail').locator('h3').textContent()).toBe('Session started');
+
+  // Step forward three times: the player moves in sequence order and the detail follows.
+  const step = page.getByRole('button', { name: 'Step forward' });
+  for (let i = 0; i < 3; i++) await step.click();
+  expect(await position.textContent()).toBe(`4 / ${session.eventCount}`);
+  const detail = await call(warden.url, 'GET', `/v1/sessions/${session.id}`, { apiKey: API_KEY });
+  const fourth = (detail.body.events as { sequence: number; type: string }[])[3]!;
+  expect(await page.locator('.tl-row.selected .seq').textContent()).toBe(String(fourth.sequence));
+  // A tool call shows its arguments and result; stepping back works too.
+  const firstTool = (detail.body.events as { type: string }[]).findIndex(
+    (e) => e.type === 'agent.tool.started',
+  );
+  await page.getByRole('slider', { name: 'Scrub' }).fill(String(firstTool));
+  expect(await position.textContent()).toBe(`${firstTool + 1} / ${session.eventCount}`);
+  await page.getByText('Arguments', { exact: true }).first().waitFor();
+  await page.getByRole('button', { name: 'Step back' }).click();
+  expect(await position.textContent()).toBe(`${firstTool} / ${session.eventCount}`);
+
+  // Intelligence appears once the session is analysed (the page polls); a story moment jumps to its events.
+  const summary = page.getByTestId('intel-summary');
+  await summary.waitFor({ timeout: 90_000 });
+  expect((await summary.textContent())!.length).toBeGreaterThan(20);
+  const moments = page.getByTestId('story-moment');
+  const last = moments.last();
+  await last.click();
+  const intel = await call(warden.url, 'GET', `/v1/sessions/${session.id}/intelligence`, { apiKey: API_KEY });
+  const story = intel.body.story as { eventIds: string[] }[];
+  const target = (detail.body.events as { id: string }[]).findIndex(
+    (e) => e.id === story[story.length - 1]!.eventIds[0],
+  );
+  expect(await position.textContent()).toBe(`${target + 1} / ${session.eventCount}`);
+  await page.getByRole('button', { name: 'Step back' }).click();
+  await shot(page, 'session');
+});
+
+test('a policy created in the editor matches a new evaluation', async () => {
+  await page.goto(`${warden.url}/guardrails`);
+  await page.getByRole('button', { name: 'New policy' }).click();
+  await page.locator('input[name="name"]').fill('block database drops');
+  await page.locator('select[name="decision"]').selectOption('block');
+  await page.getByLabel('Value').fill('e2e_drop_database');
+  // An invalid condition first: the API's validation message is shown at its path.
+  await page.getByLabel('Field').fill('tool.nme');
+  await page.getByRole('button', { name: 'Create policy' }).click();
+  await page.locator('.error-list code', { hasText: 'match.all.0.field' }).waitFor();
+  await page.getByLabel('Field').fill('tool.name');
+  await page.getByRole('button', { name: 'Create policy' }).click();
+  await page.getByText('Saved as version 1.').waitFor();
+  const policyId = page.url().split('/').pop()!;
+
+  // Dry run in the editor.
+  await page.getByLabel('Sample input').fill(JSON.stringify({ tool: { name: 'e2e_drop_database' } }));
+  await page.getByRole('button', { name: 'Try it' }).click();
+  await page.getByTestId('dry-run-result').getByText('Matches').waitFor();
+  await shot(page, 'policy-editor');
+
+  // A new evaluation from an agent matches it.
+  const agent = paymentsAgent();
+  await agent.ready();
+  const decision = await waitFor(async () => {
+    const d = await agent.guard({ tool: { name: 'e2e_drop_database' } });
+    return d.matchedGuardrails.some((m) => m.policyId === policyId) ? d : undefined;
+  }, 30_000);
+  expect(decision.policyDecision).toBe('block');
+  await page.goto(`${warden.url}/guardrails`);
+  await page.getByRole('link', { name: 'block database drops' }).waitFor();
+  await shot(page, 'guardrails');
+});
+
+test("an approver approves a pending call in the inbox and the waiting client's callback runs", async () => {
+  const agent = paymentsAgent();
+  await agent.ready();
+  await policyInForce(
+    {
+      name: 'wire transfers need a person',
+      decision: 'require_approval',
+      match: { field: 'tool.name', op: 'eq', value: 'e2e_wire_money' },
+      approval: { timeoutSeconds: 600, onTimeout: 'deny' },
+    },
+    agent.agentId!,
+    'e2e_wire_money',
+    'require_approval',
+  );
+  await page.goto(`${warden.url}/approvals`);
+  await page.getByText('Nothing is waiting for you').waitFor();
+  let ran = false;
+  const waiting = agent.withTool(
+    { name: 'e2e_wire_money', arguments: { amount: 120, to: 'ACME GmbH' } },
+    async () => {
+      ran = true;
+      return 'sent';
+    },
+  );
+  // The card arrives live (server-sent events), without a reload.
+  const card = page.locator('article.approval', { hasText: 'e2e_wire_money' });
+  await card.waitFor({ timeout: 30_000 });
+  await card.getByText('ACME GmbH').waitFor();
+  await card.getByText('wire transfers need a person').waitFor();
+  await shot(page, 'approvals');
+  expect(ran).toBe(false);
+  await card.getByLabel('Comment').fill('checked with finance');
+  await card.getByRole('button', { name: 'Approve' }).click();
+  await expect(waiting).resolves.toBe('sent');
+  expect(ran).toBe(true);
+  await card.waitFor({ state: 'detached' });
+  await page.getByRole('tab', { name: 'Decided' }).click();
+  await page.getByText('checked with finance').waitFor();
+});
+
+test('a viewer sees pending approvals but cannot approve', async () => {
+  const created = await page.request.post(`${warden.url}/v1/users`, {
+    data: { ...VIEWER, role: 'viewer', name: 'Vic Viewer' },
+    headers: { 'x-warden-csrf': '1' },
+  });
+  expect(created.status()).toBe(201);
+  const agent = paymentsAgent();
+  await agent.ready();
+  const waiting = agent.withTool({ name: 'e2e_wire_money', arguments: { amount: 9000 } }, async () => 'sent');
+  const pending = await waitFor(async () => {
+    const r = await call(warden.url, 'GET', '/v1/approvals?status=pending', { apiKey: API_KEY });
+    return (r.body?.items as { id: string }[] | undefined)?.[0];
+  });
+
+  const viewerContext = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  try {
+    const viewer = await viewerContext.newPage();
+    await signIn(viewer, VIEWER);
+    await viewer.getByRole('link', { name: /Approvals/ }).click();
+    const card = viewer.locator('article.approval', { hasText: 'e2e_wire_money' });
+    await card.waitFor();
+    await card.getByTestId('cannot-decide').waitFor();
+    expect(await card.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    // The API refuses too, whatever the page shows.
+    const refused = await viewer.request.post(`${warden.url}/v1/approvals/${pending.id}/decision`, {
+      data: { status: 'approved' },
+      headers: { 'x-warden-csrf': '1' },
+    });
+    expect(refused.status()).toBe(403);
+  } finally {
+    await viewerContext.close();
+  }
+  // The admin denies it: the waiting client is told so.
+  await page.goto(`${warden.url}/approvals`);
+  await page.locator('article.approval').getByRole('button', { name: 'Deny' }).click();
+  await expect(waiting).rejects.toBeInstanceOf(ApprovalDeniedError);
+});
+
+test('screenshots of the other main pages', async () => {
+  await page.goto(`${warden.url}/agents`);
+  await page.locator('.agent-card').first().waitFor();
+  await shot(page, 'agents');
+  await page.goto(`${warden.url}/events`);
+  await page.locator('.event-list .tl-row').first().click();
+  await shot(page, 'events');
+  await page.goto(`${warden.url}/admin/keys`);
+  await page.getByRole('heading', { name: 'API keys' }).waitFor();
+  await shot(page, 'api-keys');
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await page.getByRole('button', { name: 'Sign in' }).waitFor();
+  await shot(page, 'sign-in');
+});
