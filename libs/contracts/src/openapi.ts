@@ -10,6 +10,7 @@ import {
 import { EventBatchRequest, EventBatchResponse } from './ingest';
 import { AgentEvent } from './events';
 import { Problem } from './problem';
+import { peoplePaths } from './openapi-people';
 import {
   AgentDetailView,
   DecisionStatsQuery,
@@ -235,7 +236,10 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
         'Telemetry and guardrails for LLM agents. Errors are RFC 9457 problem details. Auth: `Authorization: Bearer <api key>`.',
     },
     components: {
-      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer' } },
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer' },
+        session: { type: 'apiKey', in: 'cookie', name: 'warden_session' },
+      },
       schemas: { AgentEvent },
     },
     security: [{ apiKey: [] }],
@@ -294,7 +298,7 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
       },
       '/v1/approvals/{approvalId}/decision': {
         post: {
-          summary: 'Approve or deny a pending approval (admin scope); decided once',
+          summary: 'Approve or deny a pending approval (approver or admin people, admin keys); decided once',
           requestParams: { path: z.object({ approvalId: z.string() }) },
           requestBody: { content: { 'application/json': { schema: ApprovalDecisionRequest } } },
           responses: {
@@ -338,6 +342,7 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
         },
       },
       ...policyPaths,
+      ...peoplePaths,
       '/health': {
         get: { summary: 'Liveness', security: [], responses: { '200': { description: 'Alive' } } },
       },

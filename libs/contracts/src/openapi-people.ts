@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import {
+  ApiKeyCreateRequest,
+  ApiKeyCreated,
+  ApiKeyView,
+  AuthSessionResponse,
+  LoginRequest,
+  UserCreateRequest,
+  UserUpdateRequest,
+  UserView,
+} from './auth';
+import { ApprovalInboxItem, ApprovalListQuery } from './approvals-inbox';
+import { Page } from './read';
+import { Problem } from './problem';
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+const problem = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: Problem } },
+});
+const common = {
+  '400': problem('Invalid body or parameters; `errors` names each offending path'),
+  '401': problem('No valid API key or session cookie'),
+  '403': problem(
+    'The key lacks the scope or the person the role ("role viewer cannot approve"), or a cookie request without X-Warden-CSRF: 1',
+  ),
+};
+const csrf = { header: z.object({ 'x-warden-csrf': z.literal('1').optional() }) };
+/** Routes open to people (cookie) and keys. */
+const either: Record<string, string[]>[] = [{ apiKey: [] }, { session: [] }];
+
+/**
+ * Sign-in, people, API keys and the approvals inbox (services/api README). Every route takes a
+ * bearer API key or the `warden_session` cookie; cookie requests that change state must send
+ * `X-Warden-CSRF: 1`.
+ */
+export const peoplePaths = {
+  '/v1/auth/login': {
+    post: {
+      summary: 'Sign in with email and password; sets the warden_session cookie (12 h)',
+      security: [],
+      requestParams: csrf,
+      requestBody: { content: { 'application/json': { schema: LoginRequest } } },
+      responses: {
+        '200': json(AuthSessionResponse, 'Signed in; Set-Cookie: warden_session=… (HttpOnly, SameSite=Lax)'),
+        ...common,
+        '401': problem('Wrong email or password (the same answer for an unknown email)'),
+      },
+    },
+  },
+  '/v1/auth/logout': {
+    post: {
+      summary: 'Sign out: clears the session cookie',
+      security: [],
+      requestParams: csrf,
+      responses: { '204': { description: 'Cookie cleared' }, '403': common['403'] },
+    },
+  },
+  '/v1/auth/me': {
+    get: {
+      summary: 'The signed-in person (session cookie only)',
+      security: [{ session: [] }],
+      responses: { '200': json(AuthSessionResponse, 'The person'), '401': problem('Not signed in') },
+    },
+  },
+  '/v1/users': {
+    get: {
+      summary: 'People of the project (admin)',
+      security: either,
+      responses: { '200': json(z.object({ items: z.array(UserView) }), 'People'), ...common },
+    },
+    post: {
+      summary: 'Add a person with a role (admin)',
+      security: either,
+      requestBody: { content: { 'application/json': { schema: UserCreateRequest } } },
+      responses: { '201': json(UserView, 'The person'), ...common, '409': problem('Email already taken') },
+    },
+  },
+  '/v1/users/{userId}': {
+    patch: {
+      summary: 'Change role, disable / enable, rename or set a password (admin)',
+      security: either,
+      requestParams: { path: z.object({ userId: z.string() }) },
+      requestBody: { content: { 'application/json': { schema: UserUpdateRequest } } },
+      responses: {
+        '200': json(UserView, 'The person'),
+        ...common,
+        '404': problem('Unknown user'),
+        '409': problem('No enabled admin would remain'),
+      },
+    },
+  },
+  '/v1/api-keys': {
+    get: {
+      summary: 'API keys of the project, revoked ones included; never a secret (admin)',
+      security: either,
+      responses: { '200': json(z.object({ items: z.array(ApiKeyView) }), 'Keys'), ...common },
+    },
+    post: {
+      summary: 'Create an API key; the secret is in this answer only (admin)',
+      security: either,
+      requestBody: { content: { 'application/json': { schema: ApiKeyCreateRequest } } },
+      responses: { '201': json(ApiKeyCreated, 'The key and its secret'), ...common },
+    },
+  },
+  '/v1/api-keys/{keyId}': {
+    delete: {
+      summary: 'Revoke an API key (admin); idempotent',
+      security: either,
+      requestParams: { path: z.object({ keyId: z.string() }) },
+      responses: { '204': { description: 'Revoked' }, ...common, '404': problem('Unknown key') },
+    },
+  },
+  '/v1/approvals': {
+    get: {
+      summary: 'The approvals inbox: pending (newest first) or decided (latest decision first) (read)',
+      security: either,
+      requestParams: { query: ApprovalListQuery },
+      responses: {
+        '200': json(Page(ApprovalInboxItem, 'ApprovalInboxPage'), 'A page of approvals'),
+        ...common,
+      },
+    },
+  },
+  '/v1/approvals/stream': {
+    get: {
+      summary:
+        'Server-sent events: `snapshot` (pending list) at connect, then `approval` on every change (read)',
+      description:
+        'Event `snapshot` carries ApprovalStreamSnapshot `{ items }`; each `approval` event carries ApprovalStreamEvent `{ transition, approval }` with `id:` = the transition id. A `: ping` comment every 15 s.',
+      security: either,
+      responses: {
+        '200': { description: 'An event stream', content: { 'text/event-stream': { schema: z.string() } } },
+        ...common,
+      },
+    },
+  },
+};
