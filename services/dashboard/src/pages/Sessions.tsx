@@ -173,8 +173,12 @@ export default function Sessions() {
                     {relative(s.startedAt)}
                   </Link>
                 </td>
-                <td>{agentLabel(byId.get(s.agentId), s.agentId)}</td>
-                <td className="mono">{versions.get(s.agentVersionId) ?? '—'}</td>
+                <td className="ellipsis" title={agentLabel(byId.get(s.agentId), s.agentId)}>
+                  {agentLabel(byId.get(s.agentId), s.agentId)}
+                </td>
+                <td className="mono ellipsis" title={versions.get(s.agentVersionId)}>
+                  {versions.get(s.agentVersionId) ?? '—'}
+                </td>
                 <td>
                   <StatusBadge status={s.status} />
                 </td>
