@@ -36,7 +36,7 @@ export function apiScenarios(s: Seeded, deepCursor: string, now = Date.now()): S
     sessions('hasBlocks=false', '&hasBlocks=false'),
     sessions('hasPendingApprovals=true', '&hasPendingApprovals=true'),
     sessions('q=refund (10 % match)', '&q=refund'),
-    sessions('q=customer 42 (rare)', `&q=${encodeURIComponent('order 4711 for customer')}`),
+    sessions("q=' 4711 for' (rare)", `&q=${encodeURIComponent(' 4711 for')}`),
     sessions('q=zzz (no match)', '&q=zzzq'),
     sessions('agent + failed + hasBlocks', `&agentId=${agent}&status=failed&hasBlocks=true`),
     sessions('deep page (cursor half way)', `&cursor=${deepCursor}`),
