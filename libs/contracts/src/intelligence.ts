@@ -190,4 +190,3 @@ export const RecommendationListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z.string().optional(),
 });
-
