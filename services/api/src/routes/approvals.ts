@@ -86,7 +86,7 @@ export function approvalsRouter(deps: {
       unsubscribe();
       res.end();
     }
-    req.on('close', end);
+    res.on('close', end); // the client went away (or the response ended)
     res.write('retry: 3000\n\n');
     try {
       await expireDueApprovals(db, projectId);
