@@ -14,14 +14,22 @@ export interface StandaloneProcess {
   stop(): Promise<number | null>;
 }
 
+function withoutDatabaseUrl(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _omitted, ...rest } = env;
+  return rest;
+}
+
 /**
  * Starts `services/standalone/src/main.ts` with `env` (PORT defaults to 0 = any free port) and
+ * uses the embedded database unless `env.DATABASE_URL` is given, and
  * resolves once it logs "agent warden ready". Rejects when it exits first or after `timeoutMs`.
  */
 export function startStandalone(env: Record<string, string>, timeoutMs = 90_000): Promise<StandaloneProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'services/standalone/src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
+    // The embedded database unless the caller names one: the test command exports DATABASE_URL for
+    // the suites that use the shared server, and a child inheriting it would share that database.
+    env: { ...withoutDatabaseUrl(process.env), PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   return new Promise((resolve, reject) => {
