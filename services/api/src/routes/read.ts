@@ -4,7 +4,13 @@ import { Uuid, type Capability } from '@agent-warden/contracts';
 import { Prisma, approvalTransitions, expireDueApprovals, type PrismaClient } from '@agent-warden/db';
 import { notFound, parseOr400, principalOf } from '@agent-warden/http';
 import { eventView, runView, sessionView } from '../views';
+import { listSessionEvents, sessionEventsPage, SESSION_EVENTS_MAX_LIMIT } from './session-events';
 import { listEvents, listSessions } from './sessions-query';
+
+/** `?eventsLimit=n`: only the first n events (replay order) and `eventsNextCursor` for the rest; 0: no events. */
+const DetailQuery = z.object({
+  eventsLimit: z.coerce.number().int().min(0).max(SESSION_EVENTS_MAX_LIMIT).optional(),
+});
 
 const StatsQuery = z.object({
   /** Comma-separated agent version ids to restrict the counts to. */
@@ -61,24 +67,36 @@ export function readRouter(deps: { auth: RequestHandler; db: PrismaClient }): Ro
     if (!s) throw notFound('session');
     // Timeouts of approvals nobody waits on any more are applied first, so they are on the timeline.
     await expireDueApprovals(db, projectId);
+    const { eventsLimit } = parseOr400(DetailQuery, req.query, 'query');
     const [runs, events, transitions] = await Promise.all([
       db.run.findMany({
         where: { sessionId: id, projectId },
         orderBy: [{ startedAt: 'asc' }, { id: 'asc' }],
       }),
-      db.event.findMany({
-        where: { sessionId: id, projectId },
-        orderBy: [{ sequence: 'asc' }, { time: 'asc' }, { id: 'asc' }],
-      }),
+      // Without eventsLimit every event (large sessions: the page loads them with /events).
+      eventsLimit === undefined
+        ? db.event
+            .findMany({
+              where: { sessionId: id, projectId },
+              orderBy: [{ sequence: 'asc' }, { time: 'asc' }, { id: 'asc' }],
+            })
+            .then((rows) => ({ items: rows.map(eventView), nextCursor: undefined }))
+        : eventsLimit === 0
+          ? { items: [], nextCursor: undefined }
+          : sessionEventsPage(db, projectId, id, eventsLimit),
       approvalTransitions(db, projectId, { sessionId: id }),
     ]);
     res.json({
       ...sessionView(s),
       runs: runs.map(runView),
-      events: events.map(eventView),
+      events: events.items,
+      ...(events.nextCursor !== undefined && { eventsNextCursor: events.nextCursor }),
       approvalTransitions: transitions,
     });
   });
+
+  // A session's events in replay order, keyset paged: ./session-events.ts.
+  r.get('/v1/sessions/:sessionId/events', deps.auth, listSessionEvents(db));
 
   // Events explorer filters and paging: ./sessions-query.ts (contracts EventsExplorerQuery).
   r.get('/v1/events', deps.auth, listEvents(db));
