@@ -35,7 +35,11 @@ export type AgentVersion = z.infer<typeof AgentVersionView>;
 export type Session = z.infer<typeof SessionView>;
 export type Run = z.infer<typeof RunView>;
 export type WardenEvent = z.infer<typeof EventView>;
-export type SessionDetail = z.infer<typeof SessionDetailView> & { approvalTransitions?: unknown[] };
+/** A session with its runs; `?eventsLimit=n` gives its first n events and `eventsNextCursor` for the rest. */
+export type SessionDetail = z.infer<typeof SessionDetailView> & {
+  approvalTransitions?: unknown[];
+  eventsNextCursor?: string | null;
+};
 export type EventStats = z.infer<typeof EventStatsView>;
 export type Dry = z.infer<typeof DryRunResponse>;
 export type Backtest = BacktestResponse;

@@ -14,17 +14,27 @@ const SPEEDS = [1, 4, 16, 64];
  * The session replay: runs, a virtualised timeline of every event in `sequence` order with lost
  * events shown as gaps, a player (play / pause / step / scrub; keys: space, ← →, Home, End) and the
  * selected event's detail. `selected` is the index into `timeline.events`.
+ *
+ * While later pages of a large session are `loading` (they arrive in order, so indices stay put),
+ * play waits at the last loaded event instead of stopping, and End / "last event" follow the end
+ * until every event is in.
  */
 export function Replay({
   timeline,
   runs,
   selected,
   onSelect,
+  total = timeline.events.length,
+  loading = false,
 }: {
   timeline: Timeline;
   runs: Run[];
   selected: number;
   onSelect: (index: number) => void;
+  /** Events the session holds (its `eventCount`), loaded or not. */
+  total?: number;
+  /** More events are still loading. */
+  loading?: boolean;
 }) {
   const { events, rows, rowOf } = timeline;
   const [playing, setPlaying] = useState(false);
@@ -32,7 +42,16 @@ export function Replay({
   const parent = useRef<HTMLDivElement>(null);
   const calls = useMemo(() => toolCalls(events), [events]);
   const runIndex = useMemo(() => new Map(runs.map((r, i) => [r.id, i])), [runs]);
+  const firstOfRun = useMemo(() => {
+    const m = new Map<string, number>();
+    events.forEach((e, i) => {
+      if (e.runId && !m.has(e.runId)) m.set(e.runId, i);
+    });
+    return m;
+  }, [events]);
   const last = events.length - 1;
+  // End pressed while events are loading: keep selecting the last one as pages arrive.
+  const [follow, setFollow] = useState(false);
 
   const virtualizer = useVirtualizer({
     count: rows.length,
@@ -41,7 +60,22 @@ export function Replay({
     overscan: 12,
   });
 
-  const go = useCallback((i: number) => onSelect(Math.max(0, Math.min(last, i))), [onSelect, last]);
+  const go = useCallback(
+    (i: number) => {
+      setFollow(false);
+      onSelect(Math.max(0, Math.min(last, i)));
+    },
+    [onSelect, last],
+  );
+  const goLast = useCallback(() => {
+    onSelect(Math.max(0, last));
+    setFollow(loading);
+  }, [onSelect, last, loading]);
+  useEffect(() => {
+    if (!follow) return;
+    onSelect(Math.max(0, last));
+    if (!loading) setFollow(false);
+  }, [follow, last, loading, onSelect]);
 
   // Keep the selected row in view.
   useEffect(() => {
@@ -53,12 +87,13 @@ export function Replay({
   useEffect(() => {
     if (!playing) return;
     if (selected >= last) {
-      setPlaying(false);
+      // The next page is on its way: wait for it (this effect runs again when `last` grows).
+      if (!loading) setPlaying(false);
       return;
     }
     const t = setTimeout(() => go(selected + 1), 1000 / speed);
     return () => clearTimeout(t);
-  }, [playing, selected, speed, last, go]);
+  }, [playing, selected, speed, last, loading, go]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -74,11 +109,11 @@ export function Replay({
         e.preventDefault();
         go(selected - 1);
       } else if (e.key === 'Home') go(0);
-      else if (e.key === 'End') go(last);
+      else if (e.key === 'End') goLast();
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [go, selected, last]);
+  }, [go, goLast, selected]);
 
   const current: WardenEvent | undefined = events[selected];
   const callId = current ? toolCallIdOf(current, calls) : undefined;
@@ -93,7 +128,7 @@ export function Replay({
         {runs.length > 0 && (
           <div className="runs" aria-label="Runs">
             {runs.map((r, i) => {
-              const first = events.findIndex((e) => e.runId === r.id);
+              const first = firstOfRun.get(r.id) ?? -1;
               const active = current?.runId === r.id;
               return (
                 <button
@@ -136,7 +171,7 @@ export function Replay({
           >
             ▶|
           </button>
-          <button className="btn small" onClick={() => go(last)} title="Last (End)" aria-label="Last event">
+          <button className="btn small" onClick={goLast} title="Last (End)" aria-label="Last event">
             ▶▶|
           </button>
           <select aria-label="Speed" value={speed} onChange={(e) => setSpeed(Number(e.target.value))}>
@@ -158,6 +193,11 @@ export function Replay({
           <span className="position mono" data-testid="position">
             {selected + 1} / {events.length}
           </span>
+          {loading && (
+            <span className="muted small" data-testid="events-loading" role="status">
+              loading events: {events.length.toLocaleString()} of {total.toLocaleString()}
+            </span>
+          )}
         </div>
         <div className="timeline" ref={parent} tabIndex={0} aria-label="Timeline">
           <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>

@@ -8,9 +8,13 @@ import { Replay } from '../components/Replay';
 import { Badge, ErrorBox, Loading, StatusBadge } from '../components/ui';
 import { dateTime, duration, num } from '../lib/format';
 import { buildTimeline } from '../lib/timeline';
+import { FIRST_PAGE, useSessionEvents } from '../lib/useSessionEvents';
 import { agentLabel, useAgentsById, useVersionLabels } from './agents-data';
 
-/** One session: header, intelligence, and the replay of its runs and events. `?event=<id>` selects an event. */
+/**
+ * One session: header, intelligence, and the replay of its runs and events. `?event=<id>` selects an
+ * event. The detail brings the first {@link FIRST_PAGE} events; the rest load page by page behind it.
+ */
 export default function SessionPage() {
   const { sessionId = '' } = useParams();
   const [params, setParams] = useSearchParams();
@@ -18,10 +22,14 @@ export default function SessionPage() {
   const versions = useVersionLabels();
   const q = useQuery({
     queryKey: ['session', sessionId],
-    queryFn: () => api<SessionDetail>(`/v1/sessions/${sessionId}`),
+    queryFn: () => api<SessionDetail>(`/v1/sessions/${sessionId}`, { query: { eventsLimit: FIRST_PAGE } }),
     refetchInterval: (s) => (s.state.data?.status === 'active' ? 5000 : false),
   });
-  const timeline = useMemo(() => (q.data ? buildTimeline(q.data.events) : undefined), [q.data]);
+  const loaded = useSessionEvents(q.data, q.data?.status === 'active' ? q.dataUpdatedAt : 0);
+  const timeline = useMemo(
+    () => (q.data ? buildTimeline(loaded.events) : undefined),
+    [q.data, loaded.events],
+  );
   const [selectedState, setSelected] = useState<number | null>(null);
   const fromUrl = params.get('event');
   const selected =
@@ -36,7 +44,8 @@ export default function SessionPage() {
     [timeline, params, setParams],
   );
   if (q.isLoading) return <Loading what="Loading session" />;
-  if (q.error || !q.data || !timeline) return <ErrorBox error={q.error ?? new Error('no session')} />;
+  if (q.error || loaded.error || !q.data || !timeline)
+    return <ErrorBox error={q.error ?? loaded.error ?? new Error('no session')} />;
   const s = q.data;
   return (
     <div className="page session-page">
@@ -69,6 +78,8 @@ export default function SessionPage() {
         <Replay
           timeline={timeline}
           runs={s.runs}
+          total={Math.max(s.eventCount, timeline.events.length)}
+          loading={loaded.loading}
           selected={Math.min(selected, Math.max(0, timeline.events.length - 1))}
           onSelect={onSelect}
         />
