@@ -89,7 +89,15 @@ async function main(): Promise<void> {
     const http = await benchHttp(
       env,
       calls,
-      { policies: 100, rates, warmupMs: 2_000, durationMs: 10_000, bodies: 2_000, profileMs: 5_000 },
+      {
+        policies: 100,
+        rates,
+        rounds: 5,
+        warmupMs: 2_000,
+        durationMs: 10_000,
+        bodies: 2_000,
+        profileMs: 5_000,
+      },
       cleanup,
       log,
     );

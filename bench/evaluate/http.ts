@@ -14,7 +14,7 @@ import { loadAverage, type BenchEnv } from '../lib/env';
 import { identifyAgents } from '../lib/http';
 import type { ProfileSummary } from '../lib/profile';
 import { Pool } from '../lib/load';
-import { openLoop, type OpenLoopResult } from './open-loop';
+import { mergeOpenLoop, openLoop, type OpenLoopResult } from './open-loop';
 import { contextFor, generatePolicies, rng, toolNames, type ToolCall } from './policies';
 
 /** Settings of the HTTP part. */
@@ -22,6 +22,11 @@ export interface HttpBenchOptions {
   policies: number;
   /** Request rates (requests/s), each run on both endpoints, in this order. */
   rates: number[];
+  /**
+   * Rounds per rate: each round runs the evaluate endpoint then the bare one for
+   * `durationMs / rounds`, so both see the same background load; percentiles are over all rounds.
+   */
+  rounds: number;
   warmupMs: number;
   durationMs: number;
   /** Distinct pre-built request bodies, sent round robin. */
@@ -39,7 +44,7 @@ export interface WindowLoad {
   benchCpu: number;
   /** The rest of the machine (Kafka, PostgreSQL, other people's work), in % of one core. */
   restCpu: number;
-  /** 1-minute load average at the end of the window. */
+  /** 1-minute load average at the end of the window (highest of the rounds). */
   load1: number;
 }
 
@@ -136,6 +141,21 @@ async function profileChild(child: ChildProcess, fn: () => Promise<unknown>): Pr
   const done = reply('profile');
   child.send('profile-stop');
   return (await done).profile as ProfileSummary;
+}
+
+/** Warm-up of every round after the first, ms. */
+const ROUND_WARMUP_MS = 300;
+
+/** Mean CPU figures of equal-length windows; the highest 1-minute load average. */
+function mergeLoad(ws: WindowLoad[]): WindowLoad {
+  const avg = (f: (w: WindowLoad) => number) => Math.round(ws.reduce((a, w) => a + f(w), 0) / ws.length);
+  return {
+    machineBusy: avg((w) => w.machineBusy),
+    gatewayCpu: avg((w) => w.gatewayCpu),
+    benchCpu: avg((w) => w.benchCpu),
+    restCpu: avg((w) => w.restCpu),
+    load1: Math.max(...ws.map((w) => w.load1)),
+  };
 }
 
 /** Keep-alive sockets of the load generator (node:http: cheaper per request than fetch). */
@@ -238,12 +258,12 @@ export async function benchHttp(
   const pool = new Pool(bodies);
   let answered = Math.min(300, bodies.length);
   const nproc = os.availableParallelism();
-  const run = async (target: string, rate: number) => {
+  const run = async (target: string, rate: number, warmupMs: number, durationMs: number) => {
     let stop: (() => CpuWindow) | undefined;
     const r = await openLoop({
       rate,
-      warmupMs: o.warmupMs,
-      durationMs: o.durationMs,
+      warmupMs,
+      durationMs,
       send: async () => {
         await post(target, headers, pool.next());
         if (target === evalUrl) answered += 1;
@@ -263,17 +283,30 @@ export async function benchHttp(
     return { r, load };
   };
   const rates: RateResult[] = [];
+  const roundMs = o.durationMs / o.rounds;
   for (const rate of o.rates) {
-    const span = `${o.warmupMs / 1000} s warm-up + ${o.durationMs / 1000} s`;
-    log(`evaluate: ${rate} req/s, ${span} (1-min load ${loadAverage()[0]})`);
-    const ev = await run(evalUrl, rate);
     log(
-      `  p99 ${ev.r.p99.toFixed(2)} ms, machine ${ev.load.machineBusy} % busy, gateway ${ev.load.gatewayCpu} %`,
+      `${rate} req/s: ${o.rounds} rounds of (evaluate, bare), ${roundMs / 1000} s measured each (1-min load ${loadAverage()[0]})`,
     );
-    log(`bare: ${rate} req/s, ${span}`);
-    const bare = await run(bareUrl, rate);
-    log(`  p99 ${bare.r.p99.toFixed(2)} ms, machine ${bare.load.machineBusy} % busy`);
-    rates.push({ rate, evaluate: ev.r, evaluateLoad: ev.load, bare: bare.r, bareLoad: bare.load });
+    const ev: Awaited<ReturnType<typeof run>>[] = [];
+    const bare: Awaited<ReturnType<typeof run>>[] = [];
+    for (let k = 0; k < o.rounds; k++) {
+      // The first round of each endpoint warms up for warmupMs; later ones for a fraction of a second.
+      const warm = k === 0 ? o.warmupMs : ROUND_WARMUP_MS;
+      ev.push(await run(evalUrl, rate, warm, roundMs));
+      bare.push(await run(bareUrl, rate, warm, roundMs));
+    }
+    const row: RateResult = {
+      rate,
+      evaluate: mergeOpenLoop(ev.map((x) => x.r)),
+      evaluateLoad: mergeLoad(ev.map((x) => x.load)),
+      bare: mergeOpenLoop(bare.map((x) => x.r)),
+      bareLoad: mergeLoad(bare.map((x) => x.load)),
+    };
+    log(
+      `  evaluate p99 ${row.evaluate.p99.toFixed(2)} ms, bare p99 ${row.bare.p99.toFixed(2)} ms; machine ${row.evaluateLoad.machineBusy} / ${row.bareLoad.machineBusy} % busy`,
+    );
+    rates.push(row);
   }
   let gatewayProfile: ProfileSummary | undefined;
   if (o.profileMs > 0) {

@@ -16,6 +16,30 @@ export interface OpenLoopResult {
   serviceP99: number;
   /** Most requests outstanding at once. */
   maxInFlight: number;
+  /** The measured latencies (from the due time) and service times, ms, to merge runs. */
+  latencies: number[];
+  serviceTimes: number[];
+}
+
+/** One result from several runs of the same load (e.g. interleaved rounds): percentiles of all samples. */
+export function mergeOpenLoop(runs: OpenLoopResult[]): OpenLoopResult {
+  const latencies = runs.flatMap((r) => r.latencies);
+  const serviceTimes = runs.flatMap((r) => r.serviceTimes);
+  return {
+    rate: runs[0]?.rate ?? Number.NaN,
+    seconds: runs.reduce((a, r) => a + r.seconds, 0),
+    requests: latencies.length,
+    errors: runs.reduce((a, r) => a + r.errors, 0),
+    firstError: runs.find((r) => r.firstError)?.firstError,
+    p50: percentile(latencies, 50),
+    p95: percentile(latencies, 95),
+    p99: percentile(latencies, 99),
+    max: percentile(latencies, 100),
+    serviceP99: percentile(serviceTimes, 99),
+    maxInFlight: Math.max(...runs.map((r) => r.maxInFlight)),
+    latencies,
+    serviceTimes,
+  };
 }
 
 /**
@@ -100,5 +124,7 @@ export async function openLoop(o: {
     max: percentile(latencies, 100),
     serviceP99: percentile(service, 99),
     maxInFlight,
+    latencies,
+    serviceTimes: service,
   };
 }
