@@ -115,8 +115,8 @@ test('scrolling the timeline to the middle and to the end keeps only a screenful
   await timeline.evaluate((el) => {
     el.scrollTop = el.scrollHeight / 2;
   });
-  await page.waitForFunction(() =>
-    [...document.querySelectorAll('.timeline .tl-row .seq')].some((s) => Number(s.textContent) > 4000),
+  await page.waitForFunction(
+    "[...document.querySelectorAll('.timeline .tl-row .seq')].some((s) => Number(s.textContent) > 4000)",
   );
   const middle = await renderedSequences();
   expect(Math.min(...middle)).toBeGreaterThan(4000);
