@@ -92,7 +92,7 @@ async function main(): Promise<void> {
       {
         policies: 100,
         rates,
-        rounds: 5,
+        rounds: 10,
         warmupMs: 2_000,
         durationMs: 10_000,
         bodies: 2_000,

@@ -55,6 +55,9 @@ export interface RateResult {
   evaluateLoad: WindowLoad;
   bare: OpenLoopResult;
   bareLoad: WindowLoad;
+  /** p99 of each round, ms, in order (a stall of the machine shows as one high round). */
+  evaluateRoundP99: number[];
+  bareRoundP99: number[];
 }
 
 /** Counters of the gateway's evaluation recorder (its `/ready` body) after the runs. */
@@ -302,6 +305,8 @@ export async function benchHttp(
       evaluateLoad: mergeLoad(ev.map((x) => x.load)),
       bare: mergeOpenLoop(bare.map((x) => x.r)),
       bareLoad: mergeLoad(bare.map((x) => x.load)),
+      evaluateRoundP99: ev.map((x) => x.r.p99),
+      bareRoundP99: bare.map((x) => x.r.p99),
     };
     log(
       `  evaluate p99 ${row.evaluate.p99.toFixed(2)} ms, bare p99 ${row.bare.p99.toFixed(2)} ms; machine ${row.evaluateLoad.machineBusy} / ${row.bareLoad.machineBusy} % busy`,

@@ -1,5 +1,5 @@
 import type { MachineInfo } from '../lib/env';
-import { fmtInt } from '../lib/stats';
+import { fmtInt, median } from '../lib/stats';
 import type { EngineResult } from './engine';
 import type { HttpBenchResult, WindowLoad } from './http';
 import type { OpenLoopResult } from './open-loop';
@@ -24,8 +24,14 @@ const TARGET_MS = 5;
 const ROUND_WARMUP_S = 0.3;
 const TARGET_RATE = 1_000;
 
-function httpRow(rate: number, name: string, r: OpenLoopResult, l: WindowLoad): string {
-  return `| ${fmtInt(rate)} | ${name} | ${fmtInt(r.requests)} | ${r.errors} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${ms(r.max)} | ${ms(r.serviceP99)} | ${r.maxInFlight} | ${pct(l.machineBusy)} | ${pct(l.gatewayCpu)} | ${pct(l.benchCpu)} | ${pct(l.restCpu)} | ${l.load1} |`;
+const rounds = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const f = (n: number | undefined) => (n === undefined ? '–' : n < 10 ? n.toFixed(1) : fmtInt(n));
+  return `${f(sorted[0])} – ${f(median(xs))} – ${f(sorted[sorted.length - 1])} ms`;
+};
+
+function httpRow(rate: number, name: string, r: OpenLoopResult, l: WindowLoad, roundP99: number[]): string {
+  return `| ${fmtInt(rate)} | ${name} | ${fmtInt(r.requests)} | ${r.errors} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${rounds(roundP99)} | ${ms(r.max)} | ${ms(r.serviceP99)} | ${r.maxInFlight} | ${pct(l.machineBusy)} | ${pct(l.gatewayCpu)} | ${pct(l.benchCpu)} | ${pct(l.restCpu)} | ${l.load1} |`;
 }
 
 const meets = (r: OpenLoopResult) => r.p99 < TARGET_MS && r.errors === 0;
@@ -115,11 +121,11 @@ export function renderEvaluateSection(r: EvaluateResults): string {
     '',
     `Machine load per measured window: *machine busy* = % of all ${h.nproc} cores busy (/proc/stat); *gateway* and *load generator* = % of one core used by that process; *rest* = the other processes (Kafka and PostgreSQL, which also serve other people, and other people's work) in % of one core = machine busy × cores − gateway − load generator; CPU figures are the mean of the rounds; *load 1 min* = the highest 1-minute load average at the end of a round.`,
     '',
-    '| req/s | endpoint | requests measured | errors | p50 | p95 | p99 | max | p99 from send | max in flight | machine busy | gateway | load generator | rest | load 1 min |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| req/s | endpoint | requests measured | errors | p50 | p95 | p99 | p99 of the rounds (min – median – max) | max | p99 from send | max in flight | machine busy | gateway | load generator | rest | load 1 min |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...h.rates.flatMap((x) => [
-      httpRow(x.rate, '`POST /v1/guardrails/evaluate`', x.evaluate, x.evaluateLoad),
-      httpRow(x.rate, '`POST /bench/bare`', x.bare, x.bareLoad),
+      httpRow(x.rate, '`POST /v1/guardrails/evaluate`', x.evaluate, x.evaluateLoad, x.evaluateRoundP99),
+      httpRow(x.rate, '`POST /bench/bare`', x.bare, x.bareLoad, x.bareRoundP99),
     ]),
     '',
     ...httpVerdict(h, h.nproc),
