@@ -135,8 +135,11 @@ async function main(): Promise<void> {
 
     const page = await context.newPage();
     await page.goto(pageUrl);
-    await page.getByTestId('events-loading').waitFor({ state: 'detached', timeout: 60_000 });
-    await page.locator('.timeline .tl-row').first().waitFor();
+    // Every event loaded: the player counts them all.
+    await page
+      .getByTestId('position')
+      .filter({ hasText: ` / ${session.sent}` })
+      .waitFor({ timeout: 60_000 });
     const scrolls: ScrollRun[] = [];
     for (let i = 0; i < SCROLL_RUNS; i++) scrolls.push(await scrollThrough(page, SCROLL_PX_PER_FRAME));
     const frames = scrolls.flatMap((s) => s.frames);
@@ -155,6 +158,8 @@ async function main(): Promise<void> {
         rows: spreadOf(opens.map((o) => o.rows)),
         painted: spreadOf(opens.map((o) => o.painted)),
         all: spreadOf(opens.map((o) => o.all)),
+        detailStart: spreadOf(opens.map((o) => o.detailStart)),
+        detail: spreadOf(opens.map((o) => o.detail)),
       },
       scroll: {
         runs: SCROLL_RUNS,

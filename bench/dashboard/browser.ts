@@ -3,13 +3,17 @@ import type { BrowserContext, Page } from 'playwright-core';
 /**
  * In-page probe, installed before the app's scripts: records `performance.now()` (ms since the
  * navigation started) when the first timeline row is in the DOM, when the first one has been
- * painted (the next animation frame), and when the player counts every event (`/ <total>`).
+ * painted (the next animation frame), and when the player counts every event (`/ <total>`); and
+ * from the resource timings, when the session request was sent and answered.
  */
 const PROBE = `(() => {
   const marks = (window.__bench = {});
   const check = () => {
     if (marks.rows === undefined && document.querySelector('.timeline .tl-row')) {
       marks.rows = performance.now();
+      const detail = performance.getEntriesByType('resource').find((e) => e.name.includes('eventsLimit='));
+      marks.detail = detail ? detail.responseEnd : -1;
+      marks.detailStart = detail ? detail.startTime : -1;
       requestAnimationFrame(() => { marks.painted = performance.now(); });
     }
     const pos = document.querySelector('[data-testid="position"]');
@@ -30,6 +34,9 @@ export interface OpenTiming {
   painted: number;
   /** Every event loaded (the player counts them all). */
   all: number;
+  /** When the session request (`?eventsLimit=`) was sent and when its answer had arrived. */
+  detailStart: number;
+  detail: number;
 }
 
 /**

@@ -27,7 +27,7 @@ export interface DashboardBenchReport {
   seedSeconds: number;
   api: ApiRow[];
   /** Navigation → first rows in the DOM / painted / every event loaded, ms. */
-  open: { rows: Spread; painted: Spread; all: Spread };
+  open: { rows: Spread; painted: Spread; all: Spread; detailStart: Spread; detail: Spread };
   scroll: {
     runs: number;
     pxPerFrame: number;
@@ -72,6 +72,8 @@ rest behind them in pages of 2,000 (\`GET /v1/sessions/:id/events\`); the timeli
 
 | moment | p50 | p95 | max |
 |---|---|---|---|
+| the session request (first 200 events) sent | ${spread(r.open.detailStart)} |
+| … and answered | ${spread(r.open.detail)} |
 | first timeline rows in the DOM | ${spread(r.open.rows)} |
 | first rows painted (next frame) | ${spread(r.open.painted)} |
 | all ${fmtInt(r.events)} events loaded (player counts them all) | ${spread(r.open.all)} |

@@ -4,11 +4,14 @@ import { can, useLogout, useMe } from './api/auth';
 import { ErrorBox, Loading, Shield } from './components/ui';
 import { usePendingCount } from './pages/approvals-data';
 import { SignIn } from './pages/SignIn';
+import { lazyPage } from './lib/lazyPage';
 
 const Agents = lazy(() => import('./pages/Agents'));
 const AgentDetail = lazy(() => import('./pages/AgentDetail'));
 const Sessions = lazy(() => import('./pages/Sessions'));
-const SessionPage = lazy(() => import('./pages/SessionPage'));
+const SessionPage = lazyPage(() => import('./pages/SessionPage'));
+// A session opened by link (an alert, a teammate): its code loads while sign-in is checked.
+if (/^\/sessions\/[^/]+/.test(window.location.pathname)) void SessionPage.preload();
 const Events = lazy(() => import('./pages/Events'));
 const Guardrails = lazy(() => import('./pages/Guardrails'));
 const PolicyEditor = lazy(() => import('./pages/PolicyEditor'));

@@ -1,5 +1,5 @@
 import { useCallback, useMemo, useState } from 'react';
-import { useQuery } from '@tanstack/react-query';
+import { usePrefetchQuery, useQuery } from '@tanstack/react-query';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api } from '../api/client';
 import type { SessionDetail } from '../api/types';
@@ -20,9 +20,15 @@ export default function SessionPage() {
   const [params, setParams] = useSearchParams();
   const agents = useAgentsById();
   const versions = useVersionLabels();
-  const q = useQuery({
+  const detail = {
     queryKey: ['session', sessionId],
     queryFn: () => api<SessionDetail>(`/v1/sessions/${sessionId}`, { query: { eventsLimit: FIRST_PAGE } }),
+  };
+  // Asked for while rendering, not after the first commit: React holds a route's first commit
+  // behind its Suspense fallback for a while, and the session should be on its way meanwhile.
+  usePrefetchQuery(detail);
+  const q = useQuery({
+    ...detail,
     refetchInterval: (s) => (s.state.data?.status === 'active' ? 5000 : false),
   });
   const loaded = useSessionEvents(q.data, q.data?.status === 'active' ? q.dataUpdatedAt : 0);
