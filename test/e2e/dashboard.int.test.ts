@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ApprovalDeniedError, WardenClient } from '@agent-warden/client';
+import type { RecommendationView } from '@agent-warden/contracts';
 import { replayFiles } from '../../scripts/replay/replay';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { TRAJECTORIES_DIR } from '../support/env';
@@ -280,6 +281,119 @@ test('a viewer sees pending approvals but cannot approve', async () => {
   await page.goto(`${warden.url}/approvals`);
   await page.locator('article.approval').getByRole('button', { name: 'Deny' }).click();
   await expect(waiting).rejects.toBeInstanceOf(ApprovalDeniedError);
+});
+
+test('a recommendation is backtested, then accepted as a disabled draft policy whose versions diff', async () => {
+  // The analysis of the replayed sessions recommends guardrails (data flow after untrusted content,
+  // destructive calls); take the first open one.
+  const rec = await waitFor(
+    async () => {
+      const r = await call(warden.url, 'GET', '/v1/recommendations?status=open&limit=50', {
+        apiKey: API_KEY,
+      });
+      return (r.body?.items as RecommendationView[] | undefined)?.[0];
+    },
+    90_000,
+    500,
+  );
+  await page.goto(`${warden.url}/sessions/${rec.sessionId}`);
+  const item = page.locator('.session-intel li.item', { hasText: rec.title });
+  await item.waitFor({ timeout: 30_000 });
+
+  // Backtest: the editor opens with the recommended draft and runs it over the stored calls, which
+  // include the calls the recommendation was drawn from.
+  await item.getByRole('button', { name: 'Backtest' }).click();
+  await page.waitForURL(/\/guardrails\/new$/);
+  await page.getByText(`from the recommendation “${rec.title}”`).waitFor();
+  const result = page.getByTestId('backtest-result');
+  await result.waitFor();
+  const matched = Number((await result.locator('.figure .value').nth(1).textContent())!.replace(/\D/g, ''));
+  expect(matched).toBeGreaterThan(0);
+  expect(await result.locator('tbody tr').count()).toBeGreaterThan(0);
+  // The matched call of the recommendation's own session is listed, its link on screen (inside the panel).
+  const ownSession = page.locator(`a[href^="/sessions/${rec.sessionId}?event="]`);
+  const matchRow = result.locator('tbody tr', { has: ownSession }).first();
+  const link = matchRow.locator(ownSession);
+  const [box, panel] = [await link.boundingBox(), await result.boundingBox()];
+  expect(box!.x + box!.width).toBeLessThanOrEqual(panel!.x + panel!.width);
+  await shot(page, 'backtest');
+  const tool = await matchRow.locator('td.mono').first().textContent();
+  await link.click();
+  await page.waitForURL(new RegExp(`/sessions/${rec.sessionId}\\?event=`));
+  await page.getByTestId('event-detail').locator('h3', { hasText: tool! }).waitFor();
+
+  // Create draft policy: a disabled policy, linked from the recommendation and listed in guardrails.
+  await page.goto(`${warden.url}/sessions/${rec.sessionId}`);
+  await item.getByRole('button', { name: 'Create draft policy' }).click();
+  const open = item.getByRole('link', { name: 'Open draft policy' });
+  await open.waitFor();
+  const policyId = (await open.getAttribute('href'))!.split('/').pop()!;
+  const decided = await call(warden.url, 'GET', `/v1/recommendations?sessionId=${rec.sessionId}&limit=50`, {
+    apiKey: API_KEY,
+  });
+  const accepted = (decided.body.items as RecommendationView[]).find((x) => x.id === rec.id)!;
+  expect(accepted.status).toBe('accepted');
+  expect(accepted.policyId).toBe(policyId);
+  await page.goto(`${warden.url}/guardrails`);
+  const row = page.locator('tr', { has: page.getByRole('link', { name: rec.policy.name, exact: true }) });
+  await row.waitFor();
+  expect(await row.getAttribute('class')).toContain('disabled');
+  expect(await row.getByRole('checkbox').isChecked()).toBe(false);
+  expect(await row.getByRole('link', { name: rec.policy.name, exact: true }).getAttribute('href')).toBe(
+    `/guardrails/${policyId}`,
+  );
+
+  // A second version with another decision; the versions tab diffs v1 → v2.
+  await row.getByRole('link', { name: rec.policy.name, exact: true }).click();
+  await page.waitForURL(new RegExp(`/guardrails/${policyId}$`));
+  const decision = page.locator('select[name="decision"]');
+  await decision.waitFor();
+  const before = await decision.inputValue();
+  const after = before === 'warn' ? 'block' : 'warn';
+  await decision.selectOption(after);
+  await page.getByRole('button', { name: 'Save new version' }).click();
+  await page.getByText('Saved as version 2.').waitFor();
+  await page.getByRole('tab', { name: 'Versions' }).click();
+  await page.getByRole('cell', { name: 'v2', exact: true }).waitFor();
+  const diff = page.locator('pre.diff');
+  expect(await page.locator('.label', { hasText: 'v1 → v2' }).count()).toBe(1);
+  expect((await diff.locator('.del').allTextContents()).join('')).toContain(`-   "decision": "${before}"`);
+  expect((await diff.locator('.add').allTextContents()).join('')).toContain(`+   "decision": "${after}"`);
+  // Lines both versions share are context, neither added nor removed.
+  expect(await diff.locator('span:not(.add):not(.del)').first().textContent()).toContain(
+    `"name": ${JSON.stringify(rec.policy.name)}`,
+  );
+  await shot(page, 'policy-versions');
+});
+
+test('an admin creates an API key, sees its secret once, and revokes it', async () => {
+  await page.goto(`${warden.url}/admin/keys`);
+  await page.getByLabel('Key name').fill('e2e nightly reader');
+  await page.getByRole('checkbox', { name: 'ingest' }).uncheck();
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const secretBox = page.locator('.card.secret pre');
+  await secretBox.waitFor();
+  const secret = (await secretBox.textContent())!.trim();
+  // The new key reads; its scopes hold (no ingest).
+  expect((await call(warden.url, 'GET', '/v1/sessions?limit=1', { apiKey: secret })).status).toBe(200);
+  expect(
+    (await call(warden.url, 'POST', '/v1/events', { apiKey: secret, body: { events: [] } })).status,
+  ).toBe(403);
+  const row = page.locator('tbody tr', { hasText: 'e2e nightly reader' });
+  await row.waitFor();
+  expect(await row.textContent()).not.toContain(secret);
+  await shot(page, 'api-key-created');
+
+  // Shown once: after a reload the secret is nowhere on the page.
+  await page.reload();
+  await row.waitFor();
+  expect(await page.locator('.card.secret').count()).toBe(0);
+  expect(await page.content()).not.toContain(secret);
+
+  page.once('dialog', (d) => void d.accept());
+  await row.getByRole('button', { name: 'Revoke' }).click();
+  await row.getByText(/^revoked/).waitFor();
+  expect((await call(warden.url, 'GET', '/v1/sessions?limit=1', { apiKey: secret })).status).toBe(401);
 });
 
 test('screenshots of the other main pages', async () => {

@@ -415,30 +415,37 @@ function BacktestPanel({ policy, autoRun }: { policy: PolicyInput; autoRun: bool
               The window held more calls than one backtest reads; counts cover the first ones.
             </div>
           )}
-          <table className="table compact">
-            <thead>
-              <tr>
-                <th>Time</th>
-                <th>Agent</th>
-                <th>Tool</th>
-                <th>Arguments</th>
-                <th>Session</th>
-              </tr>
-            </thead>
-            <tbody>
-              {matches.map((m) => (
-                <tr key={m.eventId} title={m.reason}>
-                  <td>{dateTime(m.time)}</td>
-                  <td>{m.agentKey ?? shortId(m.agentId)}</td>
-                  <td className="mono">{m.toolName}</td>
-                  <td className="mono small truncate">{preview(m.arguments, 80)}</td>
-                  <td>
-                    <Link to={`/sessions/${m.sessionId}?event=${m.eventId}`}>{shortId(m.sessionId)}</Link>
-                  </td>
+          <div className="table-scroll">
+            <table className="table compact">
+              <thead>
+                <tr>
+                  <th>Time</th>
+                  <th>Agent</th>
+                  <th>Tool</th>
+                  <th>Arguments</th>
+                  <th>Session</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {matches.map((m) => (
+                  <tr key={m.eventId} title={m.reason}>
+                    <td>{dateTime(m.time)}</td>
+                    <td>{m.agentKey ?? shortId(m.agentId)}</td>
+                    <td className="mono">{m.toolName}</td>
+                    <td>
+                      {/* A cell's max-width is ignored by table layout: the box inside truncates. */}
+                      <div className="mono small truncate" title={preview(m.arguments, 400)}>
+                        {preview(m.arguments, 80)}
+                      </div>
+                    </td>
+                    <td>
+                      <Link to={`/sessions/${m.sessionId}?event=${m.eventId}`}>{shortId(m.sessionId)}</Link>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           {matches.length === 0 && <div className="muted small">No stored call matches.</div>}
           {last?.nextCursor && (
             <button className="btn" onClick={() => run.mutate(last.nextCursor!)} disabled={run.isPending}>
@@ -468,51 +475,53 @@ function Versions({ policyId }: { policyId: string }) {
   const parts = diffLines(text(older), text(newer));
   return (
     <div className="stack">
-      <table className="table compact">
-        <thead>
-          <tr>
-            <th>Version</th>
-            <th>Decision</th>
-            <th>Enabled</th>
-            <th>When</th>
-            <th>By</th>
-            <th>Compare</th>
-          </tr>
-        </thead>
-        <tbody>
-          {items.map((v) => (
-            <tr key={v.version}>
-              <td>v{v.version}</td>
-              <td>
-                <DecisionBadge decision={v.decision} />
-              </td>
-              <td>{v.enabled ? 'yes' : 'no'}</td>
-              <td>{dateTime(v.createdAt)}</td>
-              <td className="small">{v.createdBy}</td>
-              <td className="row tight">
-                <label className="inline check small">
-                  <input
-                    type="radio"
-                    name="older"
-                    checked={older?.version === v.version}
-                    onChange={() => setA(v.version)}
-                  />{' '}
-                  old
-                </label>
-                <label className="inline check small">
-                  <input
-                    type="radio"
-                    name="newer"
-                    checked={newer?.version === v.version}
-                    onChange={() => setB(v.version)}
-                  />{' '}
-                  new
-                </label>
-              </td>
+      <div className="table-scroll">
+        <table className="table compact">
+          <thead>
+            <tr>
+              <th>Version</th>
+              <th>Decision</th>
+              <th>Enabled</th>
+              <th>When</th>
+              <th>By</th>
+              <th>Compare</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {items.map((v) => (
+              <tr key={v.version}>
+                <td>v{v.version}</td>
+                <td>
+                  <DecisionBadge decision={v.decision} />
+                </td>
+                <td>{v.enabled ? 'yes' : 'no'}</td>
+                <td>{dateTime(v.createdAt)}</td>
+                <td className="small">{v.createdBy}</td>
+                <td className="row tight">
+                  <label className="inline check small">
+                    <input
+                      type="radio"
+                      name="older"
+                      checked={older?.version === v.version}
+                      onChange={() => setA(v.version)}
+                    />{' '}
+                    old
+                  </label>
+                  <label className="inline check small">
+                    <input
+                      type="radio"
+                      name="newer"
+                      checked={newer?.version === v.version}
+                      onChange={() => setB(v.version)}
+                    />{' '}
+                    new
+                  </label>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       {older && newer && (
         <div>
           <div className="label">
