@@ -1,9 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { WardenClient } from '@agent-warden/client';
 import { sendLargeSession, type LargeSession } from '../../bench/dashboard/large-session';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { call } from '../support/http';
+import { call, waitFor } from '../support/http';
 import { startStandalone, type StandaloneProcess } from '../support/standalone';
 
 /**
@@ -150,4 +151,39 @@ test('End selects the last event (even while pages load), steps back, and Home r
   await page.locator('.tl-row.selected .seq', { hasText: /^1$/ }).waitFor();
   expect(await position().textContent()).toBe(`1 / ${EVENTS}`);
   expect(await rows().count()).toBeLessThan(MAX_ROWS);
+});
+
+test('an active session keeps growing on the open page: new events arrive after the loaded pages', async () => {
+  const agent = new WardenClient({
+    baseUrl: warden.url,
+    apiKey: API_KEY,
+    agent: { key: 'e2e-live-agent', name: 'Live agent' },
+    flushIntervalMs: 100,
+  });
+  try {
+    await agent.ready();
+    const sessionId = agent.startSession({ inputSummary: 'a session still running' });
+    // More than the first page (200), so the page has fetched a second one before new events come.
+    for (let i = 0; i < 249; i++)
+      agent.trackMessage({ role: 'assistant', content: `thinking, step ${i + 1}` });
+    await agent.flush();
+    await waitFor(async () => {
+      const r = await call(warden.url, 'GET', `/v1/sessions/${sessionId}?eventsLimit=0`, { apiKey: API_KEY });
+      return r.body?.eventCount === 250;
+    });
+    await page.goto(`${warden.url}/sessions/${sessionId}`);
+    await position().filter({ hasText: '/ 250' }).waitFor();
+
+    for (let i = 0; i < 30; i++) agent.trackMessage({ role: 'assistant', content: `later, step ${i + 1}` });
+    await agent.flush();
+    // The page polls an active session and reads on from its last page: no reload.
+    await position().filter({ hasText: '/ 280' }).waitFor({ timeout: 30_000 });
+    await page.keyboard.press('End');
+    await page.locator('.tl-row.selected .seq', { hasText: /^280$/ }).waitFor();
+    expect(await page.getByTestId('event-detail').textContent()).toContain('later, step 30');
+    // Every event once: no page was appended twice.
+    expect(await position().textContent()).toBe('280 / 280');
+  } finally {
+    await agent.shutdown();
+  }
 });
