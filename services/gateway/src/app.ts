@@ -36,9 +36,21 @@ export interface GatewayDeps {
   evaluations?: EvaluationSink;
 }
 
-/** Resolves API keys from PostgreSQL by hash. */
+/**
+ * Resolves API keys from PostgreSQL by hash, one query per hash at a time: requests that arrive
+ * while a key is being looked up (e.g. when the auth cache entry of a busy key has just expired)
+ * share that lookup instead of each sending its own query.
+ */
 export function dbKeyResolver(db: PrismaClient): KeyResolver {
-  return (hash) => findApiKeyByHash(db, hash);
+  const inFlight = new Map<string, ReturnType<KeyResolver>>();
+  return (hash) => {
+    let lookup = inFlight.get(hash);
+    if (!lookup) {
+      lookup = findApiKeyByHash(db, hash).finally(() => inFlight.delete(hash));
+      inFlight.set(hash, lookup);
+    }
+    return lookup;
+  };
 }
 
 /** The gateway's `/v1` routes (ingest scope), to mount on a gateway or standalone app. */
