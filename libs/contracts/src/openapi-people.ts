@@ -11,18 +11,10 @@ import {
 } from './auth';
 import { ApprovalInboxItem, ApprovalListQuery } from './approvals-inbox';
 import { Page } from './read';
-import { Problem } from './problem';
+import { invalid, json, jsonBody, problem } from './openapi-helpers';
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-const problem = (description: string) => ({
-  description,
-  content: { 'application/problem+json': { schema: Problem } },
-});
 const common = {
-  '400': problem('Invalid body or parameters; `errors` names each offending path'),
+  ...invalid,
   '401': problem('No valid API key or session cookie'),
   '403': problem(
     'The key lacks the scope or the person the role ("role viewer cannot approve"), or a cookie request without X-Warden-CSRF: 1',
@@ -43,7 +35,7 @@ export const peoplePaths = {
       summary: 'Sign in with email and password; sets the warden_session cookie (12 h)',
       security: [],
       requestParams: csrf,
-      requestBody: { content: { 'application/json': { schema: LoginRequest } } },
+      requestBody: jsonBody(LoginRequest),
       responses: {
         '200': json(AuthSessionResponse, 'Signed in; Set-Cookie: warden_session=… (HttpOnly, SameSite=Lax)'),
         ...common,
@@ -75,7 +67,7 @@ export const peoplePaths = {
     post: {
       summary: 'Add a person with a role (admin)',
       security: either,
-      requestBody: { content: { 'application/json': { schema: UserCreateRequest } } },
+      requestBody: jsonBody(UserCreateRequest),
       responses: { '201': json(UserView, 'The person'), ...common, '409': problem('Email already taken') },
     },
   },
@@ -84,7 +76,7 @@ export const peoplePaths = {
       summary: 'Change role, disable / enable, rename or set a password (admin)',
       security: either,
       requestParams: { path: z.object({ userId: z.string() }) },
-      requestBody: { content: { 'application/json': { schema: UserUpdateRequest } } },
+      requestBody: jsonBody(UserUpdateRequest),
       responses: {
         '200': json(UserView, 'The person'),
         ...common,
@@ -102,7 +94,7 @@ export const peoplePaths = {
     post: {
       summary: 'Create an API key; the secret is in this answer only (admin)',
       security: either,
-      requestBody: { content: { 'application/json': { schema: ApiKeyCreateRequest } } },
+      requestBody: jsonBody(ApiKeyCreateRequest),
       responses: { '201': json(ApiKeyCreated, 'The key and its secret'), ...common },
     },
   },

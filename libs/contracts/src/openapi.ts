@@ -9,7 +9,7 @@ import {
 } from './identify';
 import { EventBatchRequest, EventBatchResponse } from './ingest';
 import { AgentEvent } from './events';
-import { Problem } from './problem';
+import { invalid, json, jsonBody, problem } from './openapi-helpers';
 import { peoplePaths } from './openapi-people';
 import {
   AgentDetailView,
@@ -42,16 +42,8 @@ import {
 } from './policy-api';
 import { AgentView, EventStatsView, EventView, Page, SessionDetailView } from './read';
 
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
-const problem = (description: string) => ({
-  description,
-  content: { 'application/problem+json': { schema: Problem } },
-});
 const common = {
-  '400': problem('Invalid body or parameters; `errors` names each offending path'),
+  ...invalid,
   '401': problem('Missing or unknown API key'),
   '403': problem('The key lacks the scope, or the resource belongs to another project'),
 };
@@ -95,7 +87,7 @@ const policyPaths = {
     },
     post: {
       summary: 'Create a policy (admin scope); version 1',
-      requestBody: { content: { 'application/json': { schema: PolicyInput } } },
+      requestBody: jsonBody(PolicyInput),
       responses: {
         '201': json(PolicyView, 'The stored policy'),
         ...common,
@@ -106,7 +98,7 @@ const policyPaths = {
   '/v1/policies/import': {
     post: {
       summary: 'Import a policy set, all or nothing (admin scope)',
-      requestBody: { content: { 'application/json': { schema: PolicyImportRequest } } },
+      requestBody: jsonBody(PolicyImportRequest),
       responses: {
         '200': json(PolicyImportResult, 'What was created, updated or skipped'),
         ...common,
@@ -124,7 +116,7 @@ const policyPaths = {
   '/v1/policies/dry-run': {
     post: {
       summary: 'Try a draft or stored policy on one call (admin scope; nothing is stored)',
-      requestBody: { content: { 'application/json': { schema: DryRunRequest } } },
+      requestBody: jsonBody(DryRunRequest),
       responses: {
         '200': json(DryRunResponse, 'Whether it matches, with the reason'),
         ...common,
@@ -135,7 +127,7 @@ const policyPaths = {
   '/v1/policies/backtest': {
     post: {
       summary: "Evaluate a draft or stored policy over the project's stored tool calls (admin scope)",
-      requestBody: { content: { 'application/json': { schema: BacktestRequest } } },
+      requestBody: jsonBody(BacktestRequest),
       responses: {
         '200': json(BacktestResponse, 'Counts and a page of matches'),
         ...common,
@@ -152,7 +144,7 @@ const policyPaths = {
     put: {
       summary: 'Replace a policy (admin scope); a new version each time',
       requestParams: policyParam,
-      requestBody: { content: { 'application/json': { schema: PolicyUpdateRequest } } },
+      requestBody: jsonBody(PolicyUpdateRequest),
       responses: {
         '200': json(PolicyView, 'The new version'),
         ...common,
@@ -209,7 +201,7 @@ const policyPaths = {
     },
     put: {
       summary: 'Set the default decision (admin scope)',
-      requestBody: { content: { 'application/json': { schema: ProjectSettings } } },
+      requestBody: jsonBody(ProjectSettings),
       responses: { '200': json(ProjectSettings, 'Settings'), ...common },
     },
   },
@@ -247,7 +239,7 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
       '/v1/agents/identify': {
         post: {
           summary: 'Register an agent identity and version (idempotent)',
-          requestBody: { content: { 'application/json': { schema: IdentifyRequest } } },
+          requestBody: jsonBody(IdentifyRequest),
           responses: { '200': json(IdentifyResponse, 'The agent and version ids'), ...common },
         },
       },
@@ -255,7 +247,7 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
         put: {
           summary: 'Declare the capabilities of an agent version (replaces the set)',
           requestParams: { path: z.object({ agentId: z.string(), agentVersionId: z.string() }) },
-          requestBody: { content: { 'application/json': { schema: CapabilityDeclaration } } },
+          requestBody: jsonBody(CapabilityDeclaration),
           responses: {
             '200': json(CapabilityDeclarationResponse, 'The stored capabilities'),
             ...common,
@@ -268,7 +260,7 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
           summary: 'Ingest a batch of events',
           description:
             'Each item is validated on its own against AgentEvent; valid events are published to the event log even when others are rejected.',
-          requestBody: { content: { 'application/json': { schema: EventBatchRequest } } },
+          requestBody: jsonBody(EventBatchRequest),
           responses: {
             '202': json(EventBatchResponse, 'Accepted and rejected events'),
             ...common,
@@ -285,7 +277,7 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
       '/v1/guardrails/evaluate': {
         post: {
           summary: 'Evaluate guardrails for an action about to run',
-          requestBody: { content: { 'application/json': { schema: GuardRequest } } },
+          requestBody: jsonBody(GuardRequest),
           responses: { '200': json(GuardDecision, 'The decision'), ...common },
         },
       },
@@ -300,7 +292,7 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
         post: {
           summary: 'Approve or deny a pending approval (approver or admin people, admin keys); decided once',
           requestParams: { path: z.object({ approvalId: z.string() }) },
-          requestBody: { content: { 'application/json': { schema: ApprovalDecisionRequest } } },
+          requestBody: jsonBody(ApprovalDecisionRequest),
           responses: {
             '200': json(Approval, 'The decided approval'),
             ...common,

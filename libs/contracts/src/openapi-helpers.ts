@@ -1,0 +1,29 @@
+import type { z } from 'zod';
+import { Problem } from './problem';
+
+/**
+ * Building blocks of the OpenAPI path objects (openapi*.ts): a JSON response, a problem+json
+ * response (RFC 9457), and the 400 every validated route can answer.
+ */
+
+/** A `200`-style response whose `application/json` body is `schema`. */
+export const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+/** An error response with an `application/problem+json` body. */
+export const problem = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: Problem } },
+});
+
+/** A JSON request body. */
+export const jsonBody = <T extends z.ZodType>(schema: T) => ({
+  content: { 'application/json': { schema } },
+});
+
+/** 400 of a route that validates its body or parameters. */
+export const invalid = {
+  '400': problem('Invalid body or parameters; `errors` names each offending path'),
+};
