@@ -155,6 +155,9 @@ export const RecommendationView = RecommendationDraft.extend({
 }).meta({ id: 'RecommendationView' });
 export type RecommendationView = z.infer<typeof RecommendationView>;
 
+/** Why a version was written: the `session-ready` job's reason (contracts queues.ts `SessionReadyReason`). */
+export const IntelligenceReason = z.enum(['ended', 'quiet', 'late_event', 'manual']);
+
 /** One stored version of a session's intelligence. */
 export const SessionIntelligenceView = z
   .object({
@@ -163,7 +166,7 @@ export const SessionIntelligenceView = z
     version: z.number().int().min(1),
     /** `stale` once events arrived after it was written (a newer version is on its way). */
     status: z.enum(['current', 'stale']),
-    reason: z.enum(['ended', 'quiet', 'late_event', 'manual']),
+    reason: IntelligenceReason,
     generator: z.string(),
     summary: IntelligenceSummary,
     story: z.array(StoryMoment),
@@ -182,11 +185,66 @@ export const RecommendationDecisionRequest = z
   .meta({ id: 'RecommendationDecisionRequest' });
 export type RecommendationDecisionRequest = z.infer<typeof RecommendationDecisionRequest>;
 
-/** `GET /v1/recommendations` filters. */
-export const RecommendationListQuery = z.object({
-  status: RecommendationStatus.optional(),
-  kind: z.string().max(200).optional(),
-  sessionId: z.string().optional(),
+/**
+ * `GET /v1/recommendations` filters: newest first, keyset paging with `cursor`; `sessionId`, when
+ * given, must be a UUID (400 otherwise).
+ */
+export const RecommendationListQuery = z
+  .object({
+    status: RecommendationStatus.optional(),
+    kind: z.string().max(200).optional(),
+    sessionId: z.string().optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    cursor: z.string().optional(),
+  })
+  .meta({ id: 'RecommendationListQuery' });
+export type RecommendationListQuery = z.infer<typeof RecommendationListQuery>;
+
+/** `GET /v1/sessions/{sessionId}/intelligence` query: `version` N (default: the latest version). */
+export const IntelligenceVersionQuery = z.object({ version: z.coerce.number().int().min(1).optional() });
+export type IntelligenceVersionQuery = z.infer<typeof IntelligenceVersionQuery>;
+
+/** One entry of `GET /v1/sessions/{sessionId}/intelligence/versions` (newest first): a version without its contents. */
+export const IntelligenceVersionView = SessionIntelligenceView.pick({
+  id: true,
+  version: true,
+  status: true,
+  reason: true,
+  generator: true,
+  eventCount: true,
+  lastEventAt: true,
+  createdAt: true,
+}).meta({ id: 'IntelligenceVersion' });
+export type IntelligenceVersionView = z.infer<typeof IntelligenceVersionView>;
+
+/** `POST /v1/sessions/{sessionId}/intelligence` (202): the queued `session-ready` job. */
+export const IntelligenceJobAccepted = z
+  .object({
+    /** Id of the queued job (a pending readiness job of the session is replaced by it). */
+    jobId: z.string(),
+    projectId: Uuid,
+    sessionId: z.string(),
+    reason: z.literal('manual'),
+  })
+  .meta({ id: 'IntelligenceJobAccepted' });
+export type IntelligenceJobAccepted = z.infer<typeof IntelligenceJobAccepted>;
+
+/** `GET /v1/intelligence/jobs/failed` query: at most `limit` jobs of the caller's project. */
+export const FailedIntelligenceJobsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().optional(),
 });
+export type FailedIntelligenceJobsQuery = z.infer<typeof FailedIntelligenceJobsQuery>;
+
+/** A `session-ready` job that used up its attempts, as the job queue keeps it. */
+export const FailedIntelligenceJob = z
+  .object({
+    id: z.string(),
+    sessionId: z.string(),
+    reason: IntelligenceReason,
+    /** Message of the error thrown by the last attempt. */
+    error: z.string(),
+    attempts: z.number().int(),
+    failedAt: Timestamp,
+  })
+  .meta({ id: 'FailedIntelligenceJob' });
+export type FailedIntelligenceJob = z.infer<typeof FailedIntelligenceJob>;

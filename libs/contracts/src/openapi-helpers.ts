@@ -27,3 +27,15 @@ export const jsonBody = <T extends z.ZodType>(schema: T) => ({
 export const invalid = {
   '400': problem('Invalid body or parameters; `errors` names each offending path'),
 };
+
+/** Security of the api's routes open to people (`warden_session` cookie) and API keys. */
+export const keyOrCookie: Record<string, string[]>[] = [{ apiKey: [] }, { session: [] }];
+
+/** 400, 401 and 403 of a route that takes a bearer API key or the session cookie. */
+export const keyOrCookieErrors = {
+  ...invalid,
+  '401': problem('No valid API key or session cookie'),
+  '403': problem(
+    'The key lacks the scope or the person the role ("role viewer cannot approve"), or a cookie request without X-Warden-CSRF: 1',
+  ),
+};

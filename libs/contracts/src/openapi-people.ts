@@ -11,18 +11,9 @@ import {
 } from './auth';
 import { ApprovalInboxItem, ApprovalListQuery } from './approvals-inbox';
 import { Page } from './read';
-import { invalid, json, jsonBody, problem } from './openapi-helpers';
+import { json, jsonBody, keyOrCookie, keyOrCookieErrors, problem } from './openapi-helpers';
 
-const common = {
-  ...invalid,
-  '401': problem('No valid API key or session cookie'),
-  '403': problem(
-    'The key lacks the scope or the person the role ("role viewer cannot approve"), or a cookie request without X-Warden-CSRF: 1',
-  ),
-};
 const csrf = { header: z.object({ 'x-warden-csrf': z.literal('1').optional() }) };
-/** Routes open to people (cookie) and keys. */
-const either: Record<string, string[]>[] = [{ apiKey: [] }, { session: [] }];
 
 /**
  * Sign-in, people, API keys and the approvals inbox (services/api README). Every route takes a
@@ -38,7 +29,7 @@ export const peoplePaths = {
       requestBody: jsonBody(LoginRequest),
       responses: {
         '200': json(AuthSessionResponse, 'Signed in; Set-Cookie: warden_session=… (HttpOnly, SameSite=Lax)'),
-        ...common,
+        ...keyOrCookieErrors,
         '401': problem('Wrong email or password (the same answer for an unknown email)'),
       },
     },
@@ -48,7 +39,7 @@ export const peoplePaths = {
       summary: 'Sign out: clears the session cookie',
       security: [],
       requestParams: csrf,
-      responses: { '204': { description: 'Cookie cleared' }, '403': common['403'] },
+      responses: { '204': { description: 'Cookie cleared' }, '403': keyOrCookieErrors['403'] },
     },
   },
   '/v1/auth/me': {
@@ -61,25 +52,29 @@ export const peoplePaths = {
   '/v1/users': {
     get: {
       summary: 'People of the project (admin)',
-      security: either,
-      responses: { '200': json(z.object({ items: z.array(UserView) }), 'People'), ...common },
+      security: keyOrCookie,
+      responses: { '200': json(z.object({ items: z.array(UserView) }), 'People'), ...keyOrCookieErrors },
     },
     post: {
       summary: 'Add a person with a role (admin)',
-      security: either,
+      security: keyOrCookie,
       requestBody: jsonBody(UserCreateRequest),
-      responses: { '201': json(UserView, 'The person'), ...common, '409': problem('Email already taken') },
+      responses: {
+        '201': json(UserView, 'The person'),
+        ...keyOrCookieErrors,
+        '409': problem('Email already taken'),
+      },
     },
   },
   '/v1/users/{userId}': {
     patch: {
       summary: 'Change role, disable / enable, rename or set a password (admin)',
-      security: either,
+      security: keyOrCookie,
       requestParams: { path: z.object({ userId: z.string() }) },
       requestBody: jsonBody(UserUpdateRequest),
       responses: {
         '200': json(UserView, 'The person'),
-        ...common,
+        ...keyOrCookieErrors,
         '404': problem('Unknown user'),
         '409': problem('No enabled admin would remain'),
       },
@@ -88,32 +83,32 @@ export const peoplePaths = {
   '/v1/api-keys': {
     get: {
       summary: 'API keys of the project, revoked ones included; never a secret (admin)',
-      security: either,
-      responses: { '200': json(z.object({ items: z.array(ApiKeyView) }), 'Keys'), ...common },
+      security: keyOrCookie,
+      responses: { '200': json(z.object({ items: z.array(ApiKeyView) }), 'Keys'), ...keyOrCookieErrors },
     },
     post: {
       summary: 'Create an API key; the secret is in this answer only (admin)',
-      security: either,
+      security: keyOrCookie,
       requestBody: jsonBody(ApiKeyCreateRequest),
-      responses: { '201': json(ApiKeyCreated, 'The key and its secret'), ...common },
+      responses: { '201': json(ApiKeyCreated, 'The key and its secret'), ...keyOrCookieErrors },
     },
   },
   '/v1/api-keys/{keyId}': {
     delete: {
       summary: 'Revoke an API key (admin); idempotent',
-      security: either,
+      security: keyOrCookie,
       requestParams: { path: z.object({ keyId: z.string() }) },
-      responses: { '204': { description: 'Revoked' }, ...common, '404': problem('Unknown key') },
+      responses: { '204': { description: 'Revoked' }, ...keyOrCookieErrors, '404': problem('Unknown key') },
     },
   },
   '/v1/approvals': {
     get: {
       summary: 'The approvals inbox: pending (newest first) or decided (latest decision first) (read)',
-      security: either,
+      security: keyOrCookie,
       requestParams: { query: ApprovalListQuery },
       responses: {
         '200': json(Page(ApprovalInboxItem, 'ApprovalInboxPage'), 'A page of approvals'),
-        ...common,
+        ...keyOrCookieErrors,
       },
     },
   },
@@ -123,10 +118,10 @@ export const peoplePaths = {
         'Server-sent events: `snapshot` (pending list) at connect, then `approval` on every change (read)',
       description:
         'Event `snapshot` carries ApprovalStreamSnapshot `{ items }`; each `approval` event carries ApprovalStreamEvent `{ transition, approval }` with `id:` = the transition id. A `: ping` comment every 15 s.',
-      security: either,
+      security: keyOrCookie,
       responses: {
         '200': { description: 'An event stream', content: { 'text/event-stream': { schema: z.string() } } },
-        ...common,
+        ...keyOrCookieErrors,
       },
     },
   },

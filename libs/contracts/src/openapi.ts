@@ -10,6 +10,7 @@ import {
 import { EventBatchRequest, EventBatchResponse } from './ingest';
 import { AgentEvent } from './events';
 import { invalid, json, jsonBody, problem } from './openapi-helpers';
+import { intelligencePaths } from './openapi-intelligence';
 import { peoplePaths } from './openapi-people';
 import {
   AgentDetailView,
@@ -40,7 +41,15 @@ import {
   PolicyView,
   ProjectSettings,
 } from './policy-api';
-import { AgentView, EventStatsView, EventView, Page, SessionDetailView } from './read';
+import {
+  AgentView,
+  EventStatsView,
+  EventView,
+  Page,
+  SessionDetailQuery,
+  SessionDetailView,
+  SessionEventsQuery,
+} from './read';
 
 const common = {
   ...invalid,
@@ -318,10 +327,25 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
       ...dashboardPaths,
       '/v1/sessions/{sessionId}': {
         get: {
-          summary: 'One session with its runs and events in order',
-          requestParams: { path: z.object({ sessionId: z.string() }) },
+          summary: 'One session with its runs, events in replay order and approval transitions',
+          description:
+            'With `eventsLimit` the answer holds the first events only and `eventsNextCursor`; the rest come from `GET /v1/sessions/{sessionId}/events`.',
+          requestParams: { path: z.object({ sessionId: z.string() }), query: SessionDetailQuery },
           responses: {
             '200': json(SessionDetailView, 'The session'),
+            ...common,
+            '404': problem('Unknown session'),
+          },
+        },
+      },
+      '/v1/sessions/{sessionId}/events': {
+        get: {
+          summary: "A session's events in replay order (sequence, then id), keyset paged",
+          description:
+            "Pass `nextCursor` (or the session's `eventsNextCursor`) back as `cursor` for the next page; null at the end.",
+          requestParams: { path: z.object({ sessionId: z.string() }), query: SessionEventsQuery },
+          responses: {
+            '200': json(Page(EventView, 'SessionEventPage'), 'A page of events'),
             ...common,
             '404': problem('Unknown session'),
           },
@@ -335,6 +359,14 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
       },
       ...policyPaths,
       ...peoplePaths,
+      ...intelligencePaths,
+      '/v1/openapi.json': {
+        get: {
+          summary: 'This document (OpenAPI 3.1)',
+          security: [],
+          responses: { '200': { description: 'The OpenAPI document', content: { 'application/json': {} } } },
+        },
+      },
       '/health': {
         get: { summary: 'Liveness', security: [], responses: { '200': { description: 'Alive' } } },
       },

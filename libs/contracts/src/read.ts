@@ -81,9 +81,35 @@ export const EventView = z
   })
   .meta({ id: 'Event' });
 
+/** Largest page of a session's events (`limit` of its events, `eventsLimit` of the session). */
+export const SESSION_EVENTS_MAX_LIMIT = 2000;
+
+/**
+ * `GET /v1/sessions/{sessionId}` query. `eventsLimit=n`: only the first n events (replay order)
+ * and `eventsNextCursor` for the rest (`GET /v1/sessions/{sessionId}/events?cursor=`); 0: no
+ * events. Without it, every event of the session.
+ */
+export const SessionDetailQuery = z.object({
+  eventsLimit: z.coerce.number().int().min(0).max(SESSION_EVENTS_MAX_LIMIT).optional(),
+});
+export type SessionDetailQuery = z.infer<typeof SessionDetailQuery>;
+
+/**
+ * `GET /v1/sessions/{sessionId}/events` query: a session's events in replay order (`sequence`,
+ * then `id`), keyset paged; `limit` 1–2000, default 500.
+ */
+export const SessionEventsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(SESSION_EVENTS_MAX_LIMIT).default(500),
+  cursor: z.string().max(200).optional(),
+});
+export type SessionEventsQuery = z.infer<typeof SessionEventsQuery>;
+
 export const SessionDetailView = SessionView.extend({
   runs: z.array(RunView),
+  /** In replay order: every event, or the first `eventsLimit` of them. */
   events: z.array(EventView),
+  /** With `eventsLimit` only: the cursor of the next events page (null: no more events). */
+  eventsNextCursor: z.string().nullable().optional(),
   /** Every state change of the session's approvals, oldest first (creation, decisions, timeouts). */
   approvalTransitions: z.array(ApprovalTransitionView),
 }).meta({ id: 'SessionDetail' });

@@ -99,4 +99,13 @@ describe('OpenAPI 3.1 document', () => {
     expect(doc.components!.schemas!.AgentEvent).toBeDefined();
     expect(doc.components!.schemas!.Problem).toBeDefined();
   });
+
+  test("documents a session's paged events: eventsLimit on the session, limit and cursor on its events", () => {
+    const doc = buildOpenApiDocument();
+    const names = (path: string) =>
+      (doc.paths![path]!.get!.parameters ?? []).map((p) => ('name' in p ? p.name : p.$ref));
+    expect(names('/v1/sessions/{sessionId}')).toEqual(['sessionId', 'eventsLimit']);
+    expect(names('/v1/sessions/{sessionId}/events')).toEqual(['sessionId', 'limit', 'cursor']);
+    expect(names('/v1/sessions/{sessionId}/intelligence')).toEqual(['sessionId', 'version']);
+  });
 });

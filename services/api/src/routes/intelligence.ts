@@ -1,12 +1,15 @@
 import { Router, type RequestHandler } from 'express';
-import { z } from 'zod';
-import { QUEUES, Uuid } from '@agent-warden/contracts';
+import {
+  FailedIntelligenceJobsQuery,
+  IntelligenceVersionQuery,
+  QUEUES,
+  Uuid,
+  type FailedIntelligenceJob,
+  type IntelligenceJobAccepted,
+} from '@agent-warden/contracts';
 import { intelligenceVersions, latestIntelligence, type PrismaClient } from '@agent-warden/db';
 import { AppError, notFound, parseOr400, principalOf } from '@agent-warden/http';
 import type { JobQueue } from '@agent-warden/queue';
-
-const VersionQuery = z.object({ version: z.coerce.number().int().min(1).optional() });
-const FailedQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) });
 
 /** Delay of a manual regeneration job, ms: it replaces a pending readiness job of the session. */
 const MANUAL_DELAY_MS = 100;
@@ -36,7 +39,7 @@ export function intelligenceRouter(deps: {
 
   r.get('/v1/sessions/:sessionId/intelligence', deps.read, async (req, res) => {
     const { projectId } = principalOf(req);
-    const q = parseOr400(VersionQuery, req.query, 'query');
+    const q = parseOr400(IntelligenceVersionQuery, req.query, 'query');
     const id = await sessionOr404(projectId, req.params.sessionId);
     const view = await latestIntelligence(db, projectId, id, q.version);
     if (!view) throw notFound(q.version ? `intelligence version ${q.version}` : 'intelligence');
@@ -66,12 +69,13 @@ export function intelligenceRouter(deps: {
         retryAfterSeconds: 1,
       });
     }
-    res.status(202).json({ jobId, ...payload });
+    const accepted: IntelligenceJobAccepted = { jobId, ...payload };
+    res.status(202).json(accepted);
   });
 
   r.get('/v1/intelligence/jobs/failed', deps.admin, async (req, res) => {
     const { projectId } = principalOf(req);
-    const q = parseOr400(FailedQuery, req.query, 'query');
+    const q = parseOr400(FailedIntelligenceJobsQuery, req.query, 'query');
     if (!deps.queue) throw new AppError('not_ready', 'no job queue is configured (REDIS_URL)');
     // The queue is shared by every project: read a wider window and keep this project's jobs.
     const failed = await deps.queue.failed(QUEUES.sessionReady, Math.min(q.limit * 10, 1000));
@@ -79,7 +83,7 @@ export function intelligenceRouter(deps: {
       items: failed
         .filter((j) => j.payload.projectId === projectId)
         .slice(0, q.limit)
-        .map((j) => ({
+        .map((j): FailedIntelligenceJob => ({
           id: j.id,
           sessionId: j.payload.sessionId,
           reason: j.payload.reason,

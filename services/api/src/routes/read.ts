@@ -1,16 +1,11 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
-import { Uuid, type Capability } from '@agent-warden/contracts';
+import { SessionDetailQuery, Uuid, type Capability } from '@agent-warden/contracts';
 import { Prisma, approvalTransitions, expireDueApprovals, type PrismaClient } from '@agent-warden/db';
 import { notFound, parseOr400, principalOf } from '@agent-warden/http';
 import { eventView, runView, sessionView } from '../views';
-import { listSessionEvents, sessionEventsPage, SESSION_EVENTS_MAX_LIMIT } from './session-events';
+import { listSessionEvents, sessionEventsPage } from './session-events';
 import { listEvents, listSessions } from './sessions-query';
-
-/** `?eventsLimit=n`: only the first n events (replay order) and `eventsNextCursor` for the rest; 0: no events. */
-const DetailQuery = z.object({
-  eventsLimit: z.coerce.number().int().min(0).max(SESSION_EVENTS_MAX_LIMIT).optional(),
-});
 
 const StatsQuery = z.object({
   /** Comma-separated agent version ids to restrict the counts to. */
@@ -67,7 +62,7 @@ export function readRouter(deps: { auth: RequestHandler; db: PrismaClient }): Ro
     if (!s) throw notFound('session');
     // Timeouts of approvals nobody waits on any more are applied first, so they are on the timeline.
     await expireDueApprovals(db, projectId);
-    const { eventsLimit } = parseOr400(DetailQuery, req.query, 'query');
+    const { eventsLimit } = parseOr400(SessionDetailQuery, req.query, 'query');
     const [runs, events, transitions] = await Promise.all([
       db.run.findMany({
         where: { sessionId: id, projectId },

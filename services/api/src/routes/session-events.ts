@@ -1,17 +1,8 @@
 import type { RequestHandler } from 'express';
-import { z } from 'zod';
-import { Uuid } from '@agent-warden/contracts';
+import { SessionEventsQuery, Uuid } from '@agent-warden/contracts';
 import type { PrismaClient } from '@agent-warden/db';
 import { notFound, parseOr400, principalOf, validationError } from '@agent-warden/http';
 import { eventView } from '../views';
-
-/** Largest page of a session's events. */
-export const SESSION_EVENTS_MAX_LIMIT = 2000;
-
-const SessionEventsQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(SESSION_EVENTS_MAX_LIMIT).default(500),
-  cursor: z.string().max(200).optional(),
-});
 
 /** Opaque cursor over a session's events in `(sequence, id)` order: base64url of `<sequence>|<id>`. */
 export function encodeSequenceCursor(sequence: number, id: string): string {
