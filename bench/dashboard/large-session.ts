@@ -1,7 +1,6 @@
-import path from 'node:path';
 import { WardenClient } from '@agent-warden/client';
 import { INGEST_LIMITS } from '@agent-warden/contracts';
-import { readTrajectories, type Trajectory } from '../../scripts/replay/trajectories';
+import { loadTrajectories } from '../../scripts/replay/trajectories';
 
 /** Options of {@link sendLargeSession}. */
 export interface LargeSessionOptions {
@@ -24,14 +23,6 @@ export interface LargeSession {
   inputSummary: string;
 }
 
-const TRAJECTORIES_DIR = path.resolve(__dirname, '../../../shared/data/trajectories');
-
-async function loadTrajectories(file: string): Promise<Trajectory[]> {
-  const out: Trajectory[] = [];
-  for await (const t of readTrajectories(file)) out.push(t);
-  return out;
-}
-
 /**
  * Sends ONE session of at least `events` events through the TypeScript client (monitor mode, the
  * largest batches the gateway takes): real airline customer-service trajectories replayed one after
@@ -42,9 +33,7 @@ async function loadTrajectories(file: string): Promise<Trajectory[]> {
  */
 export async function sendLargeSession(o: LargeSessionOptions): Promise<LargeSession> {
   const target = o.events ?? 10_000;
-  const trajectories = await loadTrajectories(
-    o.file ?? path.join(TRAJECTORIES_DIR, 'tau_bench_airline.jsonl'),
-  );
+  const trajectories = loadTrajectories(o.file ?? 'tau_bench_airline.jsonl');
   if (trajectories.length === 0) throw new Error('no trajectories to replay');
   const client = new WardenClient({
     baseUrl: o.baseUrl,

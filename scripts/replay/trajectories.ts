@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import readline from 'node:readline';
 
 /** One step of a trajectory (format of ../shared/data/trajectories/README.md). */
@@ -29,19 +30,41 @@ export interface Trajectory {
   steps: TrajectoryStep[];
 }
 
+/** Folder of the shared trajectory files (../shared/data/trajectories from the repository root; never copied). */
+export const TRAJECTORIES_DIR = path.resolve(__dirname, '../../../shared/data/trajectories');
+
+/** One JSONL line (1-based `n`) as a trajectory; throws naming the file and line when it is not JSON. */
+function parseTrajectory(line: string, file: string, n: number): Trajectory {
+  try {
+    return JSON.parse(line) as Trajectory;
+  } catch (err) {
+    throw new Error(`${file}:${n}: not a JSON trajectory: ${(err as Error).message}`, { cause: err });
+  }
+}
+
 /** Streams the trajectories of a JSONL file, one per line; throws naming the line when one is not JSON. */
 export async function* readTrajectories(file: string): AsyncGenerator<Trajectory> {
   const rl = readline.createInterface({ input: fs.createReadStream(file, 'utf8'), crlfDelay: Infinity });
   let n = 0;
   for await (const line of rl) {
     n += 1;
-    if (line.trim() === '') continue;
-    try {
-      yield JSON.parse(line) as Trajectory;
-    } catch (err) {
-      throw new Error(`${file}:${n}: not a JSON trajectory: ${(err as Error).message}`, { cause: err });
-    }
+    if (line.trim() !== '') yield parseTrajectory(line, file, n);
   }
+}
+
+/**
+ * Every trajectory of a JSONL file, read at once (the shared files are a few MB); a relative
+ * `file` is taken in {@link TRAJECTORIES_DIR}. Throws naming the line when one is not JSON.
+ */
+export function loadTrajectories(file: string): Trajectory[] {
+  const full = path.isAbsolute(file) ? file : path.join(TRAJECTORIES_DIR, file);
+  const out: Trajectory[] = [];
+  fs.readFileSync(full, 'utf8')
+    .split('\n')
+    .forEach((line, i) => {
+      if (line.trim() !== '') out.push(parseTrajectory(line, full, i + 1));
+    });
+  return out;
 }
 
 /** An agent key from a logged agent name: `claude-3-5-sonnet-20241022 @ AgentDojo` → `claude-3-5-sonnet-20241022-agentdojo`. */

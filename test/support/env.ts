@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { TRAJECTORIES_DIR } from '../../scripts/replay/trajectories';
 
 /**
  * Reads a variable an integration suite needs. Throws — never skips — when it is missing, so a
@@ -15,7 +16,7 @@ export function requireEnv(name: 'DATABASE_URL' | 'KAFKA_BROKERS' | 'REDIS_URL')
 }
 
 /** Path of the shared trajectory files (../shared/data/trajectories from the repository root). */
-export const TRAJECTORIES_DIR = path.resolve(__dirname, '../../../shared/data/trajectories');
+export { TRAJECTORIES_DIR };
 
 export const TRAJECTORY_FILES = ['agentdojo.jsonl', 'tau_bench_airline.jsonl', 'swe_agent.jsonl'].map((f) =>
   path.join(TRAJECTORIES_DIR, f),

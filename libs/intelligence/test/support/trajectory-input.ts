@@ -1,47 +1,16 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import { effectiveDecision, newId, type Mode } from '@agent-warden/contracts';
 import { createEngine, type StoredPolicy } from '@agent-warden/policy';
+import { agentKeyOf, type Trajectory } from '../../../../scripts/replay/trajectories';
 import type { AnalysisEvent, AnalysisRun, SessionInput } from '../../src/types';
 
-/** Folder of the shared trajectories (../shared/data/trajectories from the repository root). */
-export const TRAJECTORY_DIR = path.resolve(__dirname, '../../../../../shared/data/trajectories');
-/** The three shared files. */
+export {
+  loadTrajectories,
+  type Trajectory,
+  type TrajectoryStep,
+} from '../../../../scripts/replay/trajectories';
+
+/** The three shared files (in `TRAJECTORIES_DIR` of scripts/replay/trajectories.ts). */
 export const TRAJECTORY_FILES = ['agentdojo.jsonl', 'tau_bench_airline.jsonl', 'swe_agent.jsonl'] as const;
-
-/** One step of a shared trajectory (../shared/data/trajectories/README.md "Record layout"). */
-export interface TrajectoryStep {
-  index: number;
-  kind: 'tool_call' | 'message';
-  role: 'user' | 'assistant';
-  content: string | null;
-  tool: string | null;
-  arguments: Record<string, unknown> | null;
-  result: string | null;
-  error: string | null;
-  executed: boolean | null;
-}
-
-/** One shared trajectory. */
-export interface Trajectory {
-  trajectory_id: string;
-  agent: string;
-  task: string;
-  domain: string;
-  labels: Record<string, unknown>;
-  meta: Record<string, unknown>;
-  steps: TrajectoryStep[];
-}
-
-/** Reads every trajectory of a shared JSONL file (synchronously; the files are a few MB). */
-export function loadTrajectories(file: string): Trajectory[] {
-  const full = path.isAbsolute(file) ? file : path.join(TRAJECTORY_DIR, file);
-  return fs
-    .readFileSync(full, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as Trajectory);
-}
 
 /** Options of {@link trajectoryToInput}. */
 export interface TrajectoryInputOptions {
@@ -119,7 +88,7 @@ export function trajectoryToInput(t: Trajectory, options: TrajectoryInputOptions
     const outcome =
       effective === 'block' ? 'blocked' : effective === 'require_approval' ? 'awaiting_approval' : 'ran';
     const approvalId = outcome === 'awaiting_approval' ? ids() : undefined;
-    const evaluated = emit('agent.guardrail.evaluated', {
+    const evaluation = {
       evaluationId,
       toolCallId,
       toolName,
@@ -129,21 +98,9 @@ export function trajectoryToInput(t: Trajectory, options: TrajectoryInputOptions
       matchedGuardrails: r.matchedGuardrails,
       wouldBlock: r.wouldBlock,
       wouldRequireApproval: r.wouldRequireApproval,
-      approvalId,
-      outcome,
-    });
-    evaluations.push({
-      evaluationId,
-      toolCallId,
-      toolName,
-      mode,
-      policyDecision: r.policyDecision,
-      effectiveDecision: effective,
-      wouldBlock: r.wouldBlock,
-      wouldRequireApproval: r.wouldRequireApproval,
-      matchedGuardrails: r.matchedGuardrails,
-      evaluatedAt: evaluated.time,
-    });
+    };
+    const evaluated = emit('agent.guardrail.evaluated', { ...evaluation, approvalId, outcome });
+    evaluations.push({ ...evaluation, evaluatedAt: evaluated.time });
     if (outcome === 'blocked') continue;
     if (approvalId) {
       const expiresAt = new Date(Date.parse(evaluated.time) + 1000).toISOString();
@@ -197,10 +154,7 @@ export function trajectoryToInput(t: Trajectory, options: TrajectoryInputOptions
       id: sessionId,
       projectId: '00000000-0000-7000-8000-000000000000',
       agentId: '00000000-0000-7000-8000-000000000001',
-      agentKey: t.agent
-        .toLowerCase()
-        .replace(/[^a-z0-9._:/-]+/g, '-')
-        .replace(/^-+|-+$/g, ''),
+      agentKey: agentKeyOf(t.agent),
       status: 'completed',
       inputSummary: t.task,
       startedAt: first.time,
