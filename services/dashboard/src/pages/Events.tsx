@@ -1,11 +1,13 @@
 import { useEffect, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { Link, useSearchParams } from 'react-router';
+import { Link } from 'react-router';
 import type { WardenEvent } from '../api/types';
+import { AgentSelect, ChoiceSelect, ClearFilters, TimeRangeInputs } from '../components/Filters';
 import { EmptyState, ErrorBox, JsonView, Loading, PageHeader, QuickStart } from '../components/ui';
 import { DECISIONS, describeEvent, EVENT_TYPES } from '../lib/events';
-import { dateTime, isoToLocalInput, localInputToIso, shortId } from '../lib/format';
+import { dateTime, shortId } from '../lib/format';
 import { useInfinitePage } from '../lib/useInfinitePage';
+import { useUrlFilters } from '../lib/useUrlFilters';
 import { agentLabel, useAgents, useAgentsById } from './agents-data';
 
 const FILTERS = ['type', 'agentId', 'decision', 'from', 'to'] as const;
@@ -13,16 +15,9 @@ const ROW_PX = 36;
 
 /** Every event, newest first, by type, agent, decision and time; the selected event's full JSON. */
 export default function Events() {
-  const [params, setParams] = useSearchParams();
+  const { query, set, clear, anyFilter } = useUrlFilters(FILTERS);
   const agents = useAgents();
   const byId = useAgentsById();
-  const query = Object.fromEntries(FILTERS.map((f) => [f, params.get(f) ?? undefined]));
-  const set = (k: (typeof FILTERS)[number], v: string | undefined) => {
-    const next = new URLSearchParams(params);
-    if (v) next.set(k, v);
-    else next.delete(k);
-    setParams(next, { replace: true });
-  };
   const q = useInfinitePage<WardenEvent>(['events'], '/v1/events', query, 100);
   const [selected, setSelected] = useState<WardenEvent | null>(null);
   const parent = useRef<HTMLDivElement>(null);
@@ -37,71 +32,28 @@ export default function Events() {
   useEffect(() => {
     if (q.hasNextPage && !q.isFetchingNextPage && lastIndex >= q.items.length - 1) void q.fetchNextPage();
   }, [lastIndex, q.items.length, q.hasNextPage, q.isFetchingNextPage, q]);
-  const anyFilter = FILTERS.some((f) => params.get(f));
   return (
     <div className="page events-page">
       <PageHeader title="Events" subtitle="Everything the agents reported, newest first." />
       <div className="filters">
-        <select
-          aria-label="Type"
-          value={query.type ?? ''}
-          onChange={(e) => set('type', e.target.value || undefined)}
-        >
-          <option value="">All types</option>
-          {EVENT_TYPES.map((t) => (
-            <option key={t} value={t}>
-              {t}
-            </option>
-          ))}
-        </select>
-        <select
-          aria-label="Agent"
-          value={query.agentId ?? ''}
-          onChange={(e) => set('agentId', e.target.value || undefined)}
-        >
-          <option value="">All agents</option>
-          {agents.data?.map((a) => (
-            <option key={a.id} value={a.id}>
-              {a.name ?? a.key}
-            </option>
-          ))}
-        </select>
-        <select
-          aria-label="Decision"
-          value={query.decision ?? ''}
-          onChange={(e) => set('decision', e.target.value || undefined)}
-        >
-          <option value="">Any decision</option>
-          {DECISIONS.map((d) => (
-            <option key={d} value={d}>
-              {d.replace('_', ' ')}
-            </option>
-          ))}
-        </select>
-        <label className="inline">
-          From
-          <input
-            type="datetime-local"
-            value={isoToLocalInput(query.from)}
-            onChange={(e) => set('from', localInputToIso(e.target.value))}
-          />
-        </label>
-        <label className="inline">
-          To
-          <input
-            type="datetime-local"
-            value={isoToLocalInput(query.to)}
-            onChange={(e) => set('to', localInputToIso(e.target.value))}
-          />
-        </label>
-        {anyFilter && (
-          <button
-            className="btn ghost small"
-            onClick={() => setParams(new URLSearchParams(), { replace: true })}
-          >
-            Clear
-          </button>
-        )}
+        <ChoiceSelect
+          label="Type"
+          allLabel="All types"
+          value={query.type}
+          options={EVENT_TYPES}
+          onChange={(v) => set('type', v)}
+        />
+        <AgentSelect agents={agents.data} value={query.agentId} onChange={(v) => set('agentId', v)} />
+        <ChoiceSelect
+          label="Decision"
+          allLabel="Any decision"
+          value={query.decision}
+          options={DECISIONS}
+          format={(d) => d.replace('_', ' ')}
+          onChange={(v) => set('decision', v)}
+        />
+        <TimeRangeInputs from={query.from} to={query.to} onChange={set} />
+        <ClearFilters show={anyFilter} onClear={clear} />
       </div>
       <ErrorBox error={q.error} />
       {q.isLoading ? (

@@ -1,9 +1,11 @@
 import { useEffect, useState } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import type { SessionRow } from '../api/types';
+import { AgentSelect, ChoiceSelect, ClearFilters, TimeRangeInputs } from '../components/Filters';
 import { EmptyState, ErrorBox, Loading, PageHeader, QuickStart, StatusBadge } from '../components/ui';
-import { duration, isoToLocalInput, localInputToIso, num, relative, dateTime } from '../lib/format';
+import { duration, num, relative, dateTime } from '../lib/format';
 import { useInfinitePage, useLoadMoreRef } from '../lib/useInfinitePage';
+import { useUrlFilters } from '../lib/useUrlFilters';
 import { agentLabel, useAgents, useAgentsById, useVersionLabels } from './agents-data';
 
 const FILTERS = [
@@ -16,50 +18,32 @@ const FILTERS = [
   'hasPendingApprovals',
   'q',
 ] as const;
+/** Session statuses (contracts SessionStatus). */
+const OUTCOMES = ['active', 'completed', 'failed', 'cancelled'] as const;
 
 /** Sessions newest first, with filters kept in the address (shareable) and keyset paging. */
 export default function Sessions() {
-  const [params, setParams] = useSearchParams();
+  const { query, set, clear, anyFilter } = useUrlFilters(FILTERS, { agentId: ['agentVersionId'] });
   const navigate = useNavigate();
   const agents = useAgents();
   const byId = useAgentsById();
   const versions = useVersionLabels();
-  const query = Object.fromEntries(FILTERS.map((f) => [f, params.get(f) ?? undefined]));
   const [text, setText] = useState(query.q ?? '');
-  const set = (k: (typeof FILTERS)[number], v: string | undefined) => {
-    const next = new URLSearchParams(params);
-    if (v) next.set(k, v);
-    else next.delete(k);
-    if (k === 'agentId') next.delete('agentVersionId');
-    setParams(next, { replace: true });
-  };
   // Text search waits for a pause in typing.
   useEffect(() => {
     const t = setTimeout(() => {
-      if ((params.get('q') ?? '') !== text) set('q', text || undefined);
+      if ((query.q ?? '') !== text) set('q', text || undefined);
     }, 300);
     return () => clearTimeout(t);
   }, [text]);
   const q = useInfinitePage<SessionRow>(['sessions'], '/v1/sessions', query);
   const more = useLoadMoreRef(!!q.hasNextPage, q.isFetchingNextPage, () => void q.fetchNextPage());
   const agent = query.agentId ? byId.get(query.agentId) : undefined;
-  const anyFilter = FILTERS.some((f) => params.get(f));
   return (
     <div className="page">
       <PageHeader title="Sessions" subtitle="Every agent session, newest first. Open one to replay it." />
       <div className="filters">
-        <select
-          aria-label="Agent"
-          value={query.agentId ?? ''}
-          onChange={(e) => set('agentId', e.target.value || undefined)}
-        >
-          <option value="">All agents</option>
-          {agents.data?.map((a) => (
-            <option key={a.id} value={a.id}>
-              {a.name ?? a.key}
-            </option>
-          ))}
-        </select>
+        <AgentSelect agents={agents.data} value={query.agentId} onChange={(v) => set('agentId', v)} />
         <select
           aria-label="Version"
           value={query.agentVersionId ?? ''}
@@ -73,33 +57,14 @@ export default function Sessions() {
             </option>
           ))}
         </select>
-        <label className="inline">
-          From
-          <input
-            type="datetime-local"
-            value={isoToLocalInput(query.from)}
-            onChange={(e) => set('from', localInputToIso(e.target.value))}
-          />
-        </label>
-        <label className="inline">
-          To
-          <input
-            type="datetime-local"
-            value={isoToLocalInput(query.to)}
-            onChange={(e) => set('to', localInputToIso(e.target.value))}
-          />
-        </label>
-        <select
-          aria-label="Outcome"
-          value={query.status ?? ''}
-          onChange={(e) => set('status', e.target.value || undefined)}
-        >
-          <option value="">Any outcome</option>
-          <option value="active">active</option>
-          <option value="completed">completed</option>
-          <option value="failed">failed</option>
-          <option value="cancelled">cancelled</option>
-        </select>
+        <TimeRangeInputs from={query.from} to={query.to} onChange={set} />
+        <ChoiceSelect
+          label="Outcome"
+          allLabel="Any outcome"
+          value={query.status}
+          options={OUTCOMES}
+          onChange={(v) => set('status', v)}
+        />
         <label className="inline check">
           <input
             type="checkbox"
@@ -124,17 +89,13 @@ export default function Sessions() {
           value={text}
           onChange={(e) => setText(e.target.value)}
         />
-        {anyFilter && (
-          <button
-            className="btn ghost small"
-            onClick={() => {
-              setText('');
-              setParams(new URLSearchParams(), { replace: true });
-            }}
-          >
-            Clear
-          </button>
-        )}
+        <ClearFilters
+          show={anyFilter}
+          onClear={() => {
+            setText('');
+            clear();
+          }}
+        />
       </div>
       <ErrorBox error={q.error} />
       {q.isLoading ? (
