@@ -1,14 +1,12 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { ApprovalDeniedError, WardenClient } from '@agent-warden/client';
 import type { RecommendationView } from '@agent-warden/contracts';
 import { replayFiles } from '../../scripts/replay/replay';
-import { createTestDatabase, type TestDatabase } from '../support/database';
 import { TRAJECTORIES_DIR } from '../support/env';
 import { call, waitFor } from '../support/http';
-import { startStandalone, type StandaloneProcess } from '../support/standalone';
+import { signIn, startDashboardStack, type DashboardStack } from './support/dashboard';
 
 /**
  * The dashboard end to end, as a person uses it (issue 6 "What it must show"): Debian's headless
@@ -19,14 +17,11 @@ import { startStandalone, type StandaloneProcess } from '../support/standalone';
 
 const ROOT = path.resolve(__dirname, '../..');
 const SHOTS = path.join(ROOT, '.artifacts/screenshots');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const API_KEY = 'wk_e2e_dashboard_key_0123456789abcdef';
 const ADMIN = { email: 'admin@e2e.test', password: 'correct horse battery staple' };
 const VIEWER = { email: 'viewer@e2e.test', password: 'viewer password 123' };
 
-let db: TestDatabase;
-let warden: StandaloneProcess;
-let browser: Browser;
+let warden: DashboardStack;
 let admin: BrowserContext;
 let page: Page;
 const clients: WardenClient[] = [];
@@ -35,14 +30,6 @@ jest.setTimeout(180_000);
 
 async function shot(p: Page, name: string): Promise<void> {
   await p.screenshot({ path: path.join(SHOTS, `${name}.png`) });
-}
-
-async function signIn(p: Page, who: { email: string; password: string }): Promise<void> {
-  await p.goto(`${warden.url}/`);
-  await p.getByLabel('Email').fill(who.email);
-  await p.getByLabel('Password').fill(who.password);
-  await p.getByRole('button', { name: 'Sign in' }).click();
-  await p.getByRole('heading', { name: 'Sessions' }).waitFor();
 }
 
 /** An enforce-mode client of a payments agent (the test's "waiting agent"). */
@@ -79,16 +66,10 @@ async function policyInForce(
 
 beforeAll(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
-  execFileSync(process.execPath, [path.join(ROOT, 'services/dashboard/scripts/ensure-built.mjs')], {
-    stdio: 'inherit',
-  });
-  db = await createTestDatabase();
-  warden = await startStandalone({
-    DATABASE_URL: db.url,
-    WARDEN_INIT_API_KEY: API_KEY,
-    WARDEN_INIT_ADMIN_EMAIL: ADMIN.email,
-    WARDEN_INIT_ADMIN_PASSWORD: ADMIN.password,
-    WARDEN_SESSION_ENDED_DELAY_MS: '200',
+  warden = await startDashboardStack({
+    apiKey: API_KEY,
+    admin: ADMIN,
+    env: { WARDEN_SESSION_ENDED_DELAY_MS: '200' },
   });
   // A handful of real trajectories: airline customer service and prompt-injection runs.
   for (const [file, limit] of [
@@ -105,20 +86,17 @@ beforeAll(async () => {
     expect(summary.trajectories).toBe(limit);
     expect(summary.missing).toBe(0);
   }
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
-  admin = await browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: 'dark' });
+  admin = await warden.browser.newContext({ viewport: { width: 1440, height: 900 }, colorScheme: 'dark' });
   page = await admin.newPage();
 });
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.shutdown().catch(() => undefined)));
-  await browser?.close();
   await warden?.stop();
-  await db?.drop();
 });
 
 test('a person signs in and sees the replayed sessions', async () => {
-  await signIn(page, ADMIN);
+  await signIn(page, warden.url, ADMIN);
   const rows = page.locator('.sessions-table tbody tr');
   await rows.first().waitFor();
   expect(await rows.count()).toBe(7);
@@ -259,10 +237,10 @@ test('a viewer sees pending approvals but cannot approve', async () => {
     return (r.body?.items as { id: string }[] | undefined)?.[0];
   });
 
-  const viewerContext = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const viewerContext = await warden.browser.newContext({ viewport: { width: 1440, height: 900 } });
   try {
     const viewer = await viewerContext.newPage();
-    await signIn(viewer, VIEWER);
+    await signIn(viewer, warden.url, VIEWER);
     await viewer.getByRole('link', { name: /Approvals/ }).click();
     const card = viewer.locator('article.approval', { hasText: 'e2e_wire_money' });
     await card.waitFor();

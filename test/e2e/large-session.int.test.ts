@@ -1,11 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { WardenClient } from '@agent-warden/client';
 import { sendLargeSession, type LargeSession } from '../../bench/dashboard/large-session';
-import { createTestDatabase, type TestDatabase } from '../support/database';
 import { call, waitFor } from '../support/http';
-import { startStandalone, type StandaloneProcess } from '../support/standalone';
+import { signIn, startDashboardStack, type DashboardStack } from './support/dashboard';
 
 /**
  * A session of 10,000 events in the dashboard (issue 6: "opens and scrolls smoothly (virtualised
@@ -15,48 +12,28 @@ import { startStandalone, type StandaloneProcess } from '../support/standalone';
  * in the DOM. How fast it is goes in `npm run bench:dashboard`, not here.
  */
 
-const ROOT = path.resolve(__dirname, '../..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const API_KEY = 'wk_e2e_large_session_key_0123456789abcdef';
 const ADMIN = { email: 'admin@large.test', password: 'correct horse battery staple' };
 const EVENTS = 10_000;
 /** A screenful (900 px / 34 px rows) plus overscan, with room: far below 10,000. */
 const MAX_ROWS = 200;
 
-let db: TestDatabase;
-let warden: StandaloneProcess;
-let browser: Browser;
+let warden: DashboardStack;
 let page: Page;
 let session: LargeSession;
 
 jest.setTimeout(180_000);
 
 beforeAll(async () => {
-  execFileSync(process.execPath, [path.join(ROOT, 'services/dashboard/scripts/ensure-built.mjs')], {
-    stdio: 'inherit',
-  });
-  db = await createTestDatabase();
-  warden = await startStandalone({
-    DATABASE_URL: db.url,
-    WARDEN_INIT_API_KEY: API_KEY,
-    WARDEN_INIT_ADMIN_EMAIL: ADMIN.email,
-    WARDEN_INIT_ADMIN_PASSWORD: ADMIN.password,
-  });
+  warden = await startDashboardStack({ apiKey: API_KEY, admin: ADMIN });
   session = await sendLargeSession({ baseUrl: warden.url, apiKey: API_KEY, events: EVENTS });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const context = await warden.browser.newContext({ viewport: { width: 1440, height: 900 } });
   page = await context.newPage();
-  await page.goto(`${warden.url}/`);
-  await page.getByLabel('Email').fill(ADMIN.email);
-  await page.getByLabel('Password').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+  await signIn(page, warden.url, ADMIN);
 });
 
 afterAll(async () => {
-  await browser?.close();
   await warden?.stop();
-  await db?.drop();
 });
 
 const rows = () => page.locator('.timeline .tl-row');
