@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { Decision, JsonObject, Timestamp, Uuid } from './common';
-import { Capability } from './identify';
-import { PageQuery, SessionView } from './read';
+import { Decision, Timestamp, Uuid } from './common';
+import { AgentVersionView, AgentView, PageQuery, SessionView } from './read';
 
 /**
  * Query and view schemas of the dashboard's read API (issue 6): the sessions list filters, the
@@ -86,40 +85,27 @@ export const DecisionCounts = z
 export type DecisionCounts = z.infer<typeof DecisionCounts>;
 
 /** One agent version with what it did. */
-export const AgentVersionDetail = z
-  .object({
-    id: z.string(),
-    version: z.string(),
-    metadata: JsonObject,
-    capabilities: z.array(Capability),
-    createdAt: Timestamp,
-    /** Earliest session start of this version (null: no session yet). */
-    firstSeenAt: Timestamp.nullable(),
-    /** Latest event of this version's sessions (null: no session yet). */
-    lastSeenAt: Timestamp.nullable(),
-    sessions: z.number().int(),
-    /** Guardrail evaluations of this version by policy decision (dry runs excluded). */
-    decisions: DecisionCounts,
-  })
-  .meta({ id: 'AgentVersionDetail' });
+export const AgentVersionDetail = AgentVersionView.extend({
+  /** Earliest session start of this version (null: no session yet). */
+  firstSeenAt: Timestamp.nullable(),
+  /** Latest event of this version's sessions (null: no session yet). */
+  lastSeenAt: Timestamp.nullable(),
+  sessions: z.number().int(),
+  /** Guardrail evaluations of this version by policy decision (dry runs excluded). */
+  decisions: DecisionCounts,
+}).meta({ id: 'AgentVersionDetail' });
 
-/** `GET /v1/agents/{agentId}`: identity, versions newest first, first and last seen, totals. */
-export const AgentDetailView = z
-  .object({
-    id: z.string(),
-    key: z.string(),
-    name: z.string().nullable(),
-    description: z.string().nullable(),
-    createdAt: Timestamp,
-    /** Earliest session start (null: never ran a session). */
-    firstSeenAt: Timestamp.nullable(),
-    /** Last time the agent was heard of (registration or event). */
-    lastSeenAt: Timestamp.nullable(),
-    sessions: z.number().int(),
-    decisions: DecisionCounts,
-    versions: z.array(AgentVersionDetail),
-  })
-  .meta({ id: 'AgentDetail' });
+/**
+ * `GET /v1/agents/{agentId}`: identity, versions newest first, first and last seen, totals.
+ * `lastSeenAt` is the last time the agent was heard of (registration or event).
+ */
+export const AgentDetailView = AgentView.extend({
+  /** Earliest session start (null: never ran a session). */
+  firstSeenAt: Timestamp.nullable(),
+  sessions: z.number().int(),
+  decisions: DecisionCounts,
+  versions: z.array(AgentVersionDetail),
+}).meta({ id: 'AgentDetail' });
 export type AgentDetailView = z.infer<typeof AgentDetailView>;
 
 /** Bucket width of the decision statistics. */
