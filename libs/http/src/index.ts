@@ -9,3 +9,4 @@ export * from './server';
 export * from './parse';
 export * from './openapi';
 export * from './lifecycle';
+export * from './worker-health';

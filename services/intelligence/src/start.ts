@@ -1,6 +1,5 @@
-import express from 'express';
 import { createPrisma, type PrismaClient } from '@agent-warden/db';
-import { healthRouter, listen, type RunningServer } from '@agent-warden/http';
+import { startHealthServer, stopWithin } from '@agent-warden/http';
 import { createNarrator, type NarratorConfig } from '@agent-warden/intelligence';
 import { createLogger, type Logger } from '@agent-warden/observability';
 import { BullMqJobQueue, type JobQueue, type Processor } from '@agent-warden/queue';
@@ -62,29 +61,19 @@ export async function start(
     prefix: config.WARDEN_QUEUE_PREFIX,
     logger: logger.child({ component: 'queue' }),
   });
-  let ready = false;
-  let server: RunningServer | undefined;
-  if (config.PORT !== 0) {
-    const app = express();
-    app.use(healthRouter(() => ready));
-    server = await listen(app, config.PORT);
-  }
+  const health = await startHealthServer(config.PORT);
   const processor = await startIntelligenceWorker({ db, queue, logger, config, narrator });
-  ready = true;
+  health.setReady(true);
   return {
-    url: server?.url,
+    url: health.url,
     stop: async (deadlineMs = 30_000) => {
-      ready = false;
-      const deadline = new Promise<void>((r) => setTimeout(r, deadlineMs).unref());
-      await Promise.race([
-        (async () => {
-          await processor.close();
-          await queue.close();
-          await db.$disconnect();
-          await server?.close();
-        })(),
-        deadline,
-      ]);
+      health.setReady(false);
+      await stopWithin(deadlineMs, async () => {
+        await processor.close();
+        await queue.close();
+        await db.$disconnect();
+        await health.close();
+      });
       logger.info('intelligence worker stopped');
     },
   };

@@ -1,8 +1,7 @@
-import express from 'express';
 import { KafkaBus, type EventBus, type Subscription } from '@agent-warden/bus';
 import { TOPICS } from '@agent-warden/contracts';
 import { createPrisma, type PrismaClient } from '@agent-warden/db';
-import { healthRouter, listen, type RunningServer } from '@agent-warden/http';
+import { startHealthServer, stopWithin } from '@agent-warden/http';
 import { createLogger, type Logger } from '@agent-warden/observability';
 import { BullMqJobQueue, type JobQueue } from '@agent-warden/queue';
 import type { ProjectorConfig } from './config';
@@ -54,13 +53,7 @@ export async function start(
     { topic: TOPICS.agentEventsDeadLetter, numPartitions: 1 },
     { topic: TOPICS.guardrailEvaluations, numPartitions: config.WARDEN_EVENT_PARTITIONS },
   ]);
-  let ready = false;
-  let server: RunningServer | undefined;
-  if (config.PORT !== 0) {
-    const app = express();
-    app.use(healthRouter(() => ready));
-    server = await listen(app, config.PORT);
-  }
+  const health = await startHealthServer(config.PORT);
   const queue: JobQueue | undefined = config.REDIS_URL
     ? new BullMqJobQueue({
         redisUrl: config.REDIS_URL,
@@ -82,23 +75,19 @@ export async function start(
       })
     : undefined;
   const sub = await startProjection({ db, bus, logger, groupId: config.WARDEN_PROJECTOR_GROUP, afterWrite });
-  ready = true;
+  health.setReady(true);
   logger.info({ groupId: config.WARDEN_PROJECTOR_GROUP }, 'projector consuming');
   return {
-    url: server?.url,
+    url: health.url,
     stop: async (deadlineMs = 15_000) => {
-      ready = false;
-      const deadline = new Promise<void>((r) => setTimeout(r, deadlineMs).unref());
-      await Promise.race([
-        (async () => {
-          await sub.stop();
-          await bus.close();
-          await queue?.close();
-          await db.$disconnect();
-          await server?.close();
-        })(),
-        deadline,
-      ]);
+      health.setReady(false);
+      await stopWithin(deadlineMs, async () => {
+        await sub.stop();
+        await bus.close();
+        await queue?.close();
+        await db.$disconnect();
+        await health.close();
+      });
       logger.info('projector stopped');
     },
   };
