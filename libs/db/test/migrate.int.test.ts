@@ -17,20 +17,14 @@ import {
   withClient,
 } from './support/postgres';
 
+/** Every table prisma/schema.prisma maps a model to (`@@map("…")`), sorted as pg_tables lists them. */
 const TABLES = [
-  'agent_versions',
-  'agents',
-  'api_keys',
-  'approvals',
-  'audit_log',
-  'events',
-  'guardrail_evaluations',
-  'policies',
-  'policy_versions',
-  'projects',
-  'runs',
-  'sessions',
-];
+  ...fs
+    .readFileSync(path.join(MIGRATIONS_DIR, '..', 'schema.prisma'), 'utf8')
+    .matchAll(/@@map\("([^"]+)"\)/g),
+]
+  .map((m) => m[1]!)
+  .sort();
 const MIGRATIONS = readMigrationsDir(MIGRATIONS_DIR).map((m) => m.name);
 
 describe('migrate() against PostgreSQL', () => {
