@@ -4,19 +4,25 @@
  * `{ok:true}`), the baseline. Prints `{"ready":true,"url":…}` on stdout; stops on SIGTERM. Over the
  * IPC channel it answers `profile-start` / `profile-stop` (CPU profile summary of this process).
  */
+import v8 from 'node:v8';
 import express, { Router } from 'express';
 import { parseEnv } from '@agent-warden/config';
 import { GatewayConfig, start } from '@agent-warden/gateway';
 import { createLogger } from '@agent-warden/observability';
 import { startProfiler, type ProfileSummary } from '../lib/profile';
+import { startStallMonitor } from '../lib/stall-monitor';
 
 async function main(): Promise<void> {
+  // BENCH_V8_FLAGS (e.g. `--trace-gc`): V8 flags for diagnosing the gateway in the bench.
+  if (process.env.BENCH_V8_FLAGS) v8.setFlagsFromString(process.env.BENCH_V8_FLAGS);
   const config = parseEnv(GatewayConfig);
   const logger = createLogger({ name: 'bench-gateway', level: config.LOG_LEVEL });
   const bare = Router().post('/bench/bare', express.json(), (_req, res) => {
     res.json({ ok: true });
   });
   const gw = await start(config, logger, [bare]);
+  // BENCH_STALLS=1: print the event-loop stalls (and the GC pauses in them) on stderr at exit.
+  const stopStalls = process.env.BENCH_STALLS === '1' ? startStallMonitor() : undefined;
   process.stdout.write(JSON.stringify({ ready: true, url: gw.url }) + '\n');
   let stopProfiler: (() => Promise<ProfileSummary>) | undefined;
   process.on('message', (m: unknown) => {
@@ -29,6 +35,7 @@ async function main(): Promise<void> {
       void stopProfiler().then((top) => process.send?.({ profile: top }));
   });
   process.once('SIGTERM', () => {
+    if (stopStalls) process.stderr.write(`stalls ${JSON.stringify(stopStalls())}\n`);
     gw.stop().then(
       () => process.exit(0),
       () => process.exit(1),

@@ -90,12 +90,13 @@ async function spawnBenchGateway(
   cleanup: Cleanup,
   timeoutMs = 60_000,
 ): Promise<{ url: string; pid: number; profile: (fn: () => Promise<unknown>) => Promise<ProfileSummary> }> {
-  const proc = spawnTsx('bench/evaluate/gateway-main.ts', { PORT: '0', LOG_LEVEL: 'warn', ...env }, [
-    'ignore',
-    'pipe',
-    'inherit',
-    'ipc',
-  ]);
+  // BENCH_GATEWAY_NODE_OPTIONS: NODE_OPTIONS of the gateway child only (e.g. `--max-semi-space-size=64`).
+  const nodeOptions = process.env.BENCH_GATEWAY_NODE_OPTIONS;
+  const proc = spawnTsx(
+    'bench/evaluate/gateway-main.ts',
+    { PORT: '0', LOG_LEVEL: 'warn', ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}), ...env },
+    ['ignore', 'pipe', 'inherit', 'ipc'],
+  );
   cleanup.add('stop gateway', () => proc.stop());
   return new Promise((resolve, reject) => {
     const timer = setTimeout(
