@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { ApprovalDeniedError, WardenClient } from '@agent-warden/client';
-import type { RecommendationView } from '@agent-warden/contracts';
+import type { ApprovalInboxItem, RecommendationView } from '@agent-warden/contracts';
 import { replayFiles } from '../../scripts/replay/replay';
 import { TRAJECTORIES_DIR } from '../support/env';
 import { call, waitFor } from '../support/http';
@@ -221,6 +221,22 @@ test("an approver approves a pending call in the inbox and the waiting client's 
   await card.waitFor({ state: 'detached' });
   await page.getByRole('tab', { name: 'Decided' }).click();
   await page.getByText('checked with finance').waitFor();
+
+  // The session's replay shows every transition of the approval among its events: the creation by
+  // the gateway, then the decision with who made it and the comment.
+  const decided = await call(warden.url, 'GET', '/v1/approvals?status=decided', { apiKey: API_KEY });
+  const approval = (decided.body.items as ApprovalInboxItem[]).find((a) => a.toolName === 'e2e_wire_money')!;
+  expect(approval.session).not.toBeNull();
+  await page.goto(`${warden.url}/sessions/${approval.session!.id}`);
+  const transitions = page.getByTestId('approval-transition');
+  await transitions.filter({ hasText: `approved by user:${ADMIN.email}` }).waitFor();
+  expect(await transitions.allTextContents()).toEqual([
+    expect.stringContaining('approval requested (gateway)'),
+    expect.stringContaining(`approval approved by user:${ADMIN.email}— checked with finance`),
+  ]);
+  // They are not events: the player counts and steps over events only.
+  const session = await call(warden.url, 'GET', `/v1/sessions/${approval.session!.id}`, { apiKey: API_KEY });
+  expect(await page.getByTestId('position').textContent()).toBe(`1 / ${session.body.eventCount}`);
 });
 
 test('a viewer sees pending approvals but cannot approve', async () => {

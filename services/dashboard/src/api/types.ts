@@ -8,6 +8,7 @@ import type {
   AgentView,
   AgentVersionView,
   ApprovalInboxItem,
+  ApprovalTransitionView,
   ApiKeyView,
   UserView,
   AgentDetailView,
@@ -37,9 +38,14 @@ export type Run = z.infer<typeof RunView>;
 export type WardenEvent = z.infer<typeof EventView>;
 /** A session with its runs; `?eventsLimit=n` gives its first n events and `eventsNextCursor` for the rest. */
 export type SessionDetail = z.infer<typeof SessionDetailView> & {
-  approvalTransitions?: unknown[];
   eventsNextCursor?: string | null;
 };
+/**
+ * One state change of an approval (`SessionDetail.approvalTransitions`, oldest first): `fromStatus`
+ * null for the creation (→ `pending`, actor `gateway`), then decisions (`user:<email>`,
+ * `api-key:<id>`) and timeouts (`system:timeout`); `at` is the server's ISO time.
+ */
+export type ApprovalTransition = ApprovalTransitionView;
 export type EventStats = z.infer<typeof EventStatsView>;
 export type Dry = z.infer<typeof DryRunResponse>;
 export type Backtest = BacktestResponse;

@@ -4,6 +4,7 @@ import type { Run, WardenEvent } from '../api/types';
 import { describeEvent } from '../lib/events';
 import { clock, dateTime } from '../lib/format';
 import { toolCallIdOf, toolCalls, type Timeline } from '../lib/timeline';
+import { describeTransition } from '../lib/transitions';
 import { EventDetail } from './EventDetail';
 import { Badge } from './ui';
 
@@ -218,6 +219,29 @@ export function Replay({
                     {row.to > row.from ? `–${row.to}` : ''})
                   </div>
                 );
+              if (row.kind === 'approval') {
+                // A service row (not an event): the player steps over it; a click selects the approval's event.
+                const t = row.transition;
+                const line = describeTransition(t);
+                const linked = row.linked;
+                return (
+                  <div
+                    key={v.key}
+                    className={`tl-row service tone-${line.tone}${linked === undefined ? '' : ' linked'}`}
+                    style={style}
+                    onClick={linked === undefined ? undefined : () => go(linked)}
+                    data-testid="approval-transition"
+                    title={`approval ${t.approvalId}: ${t.fromStatus ?? 'created'} → ${t.toStatus} at ${dateTime(t.at)}`}
+                  >
+                    <span className="run-bar" />
+                    <span className="seq mono" />
+                    <span className="time mono">{clock(t.at)}</span>
+                    <span className="icon">{line.icon}</span>
+                    <span className="title">{line.title}</span>
+                    <span className="detail">{line.detail}</span>
+                  </div>
+                );
+              }
               const e = row.event;
               const line = describeEvent(e);
               const ri = e.runId ? runIndex.get(e.runId) : undefined;

@@ -32,9 +32,13 @@ export default function SessionPage() {
     refetchInterval: (s) => (s.state.data?.status === 'active' ? 5000 : false),
   });
   const loaded = useSessionEvents(q.data, q.data?.status === 'active' ? q.dataUpdatedAt : 0);
+  // Approval transitions join the events by time (transitions past the loaded events wait for them).
   const timeline = useMemo(
-    () => (q.data ? buildTimeline(loaded.events) : undefined),
-    [q.data, loaded.events],
+    () =>
+      q.data
+        ? buildTimeline(loaded.events, q.data.approvalTransitions, { complete: !loaded.loading })
+        : undefined,
+    [q.data, loaded.events, loaded.loading],
   );
   const [selectedState, setSelected] = useState<number | null>(null);
   const fromUrl = params.get('event');
