@@ -94,5 +94,17 @@ timestamps (16.7 ms = 60 fps):
 
 Before the paging, the page asked for the whole session at once: the "whole session" row above is that
 request, and the page could draw nothing until it was parsed. Headless Chromium renders without a GPU on
-this machine; the frame figures are the main thread's, which is what a scroll waits for.`;
+this machine; the frame figures are the main thread's, which is what a scroll waits for.
+
+The 19:30 run of this section had p95 50 ms, 49 frames > 50 ms and 56 long tasks (3,140 ms) over the
+same 1,698 frames; unchanged code gave p95 17 ms and 1 long task on the next quiet runs, so that run most
+likely shared the CPUs with another benchmark (\`bench:api\` finished at 19:29). A CPU profile of the scroll
+(CDP \`Profiler\`) showed where the frame went anyway: every scroll frame rendered the whole replay (345
+run chips with two dates each, the player, the event detail, every visible row), 4.2 ms of React per
+frame. The virtualizer now lives in its own memoised timeline list with memoised rows, and the run chips
+are memoised: 1.4 ms per frame (profile of one scroll, 566 frames), and this run: p95 17 ms, 0 long
+tasks. The rest of a frame is Chromium's layout and software paint (about 3 ms each). Under two busy CPU
+hogs the scroll still drops frames (p95 33 ms, 10–14 long tasks, before and after alike): that is CPU
+contention, not the page. In profiles taken with tracing on, long tasks were sometimes \`removeChild\`
+of the rows dropped in a scroll (about 1 ms each); not reproduced without tracing, cause not found.`;
 }

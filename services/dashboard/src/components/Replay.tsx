@@ -1,9 +1,9 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import type { Run, WardenEvent } from '../api/types';
 import { describeEvent } from '../lib/events';
 import { clock, dateTime } from '../lib/format';
-import { toolCallIdOf, toolCalls, type Timeline } from '../lib/timeline';
+import { toolCallIdOf, toolCalls, type Timeline, type TimelineRow } from '../lib/timeline';
 import { describeTransition } from '../lib/transitions';
 import { EventDetail } from './EventDetail';
 import { Badge } from './ui';
@@ -40,7 +40,6 @@ export function Replay({
   const { events, rows, rowOf } = timeline;
   const [playing, setPlaying] = useState(false);
   const [speed, setSpeed] = useState(4);
-  const parent = useRef<HTMLDivElement>(null);
   const calls = useMemo(() => toolCalls(events), [events]);
   const runIndex = useMemo(() => new Map(runs.map((r, i) => [r.id, i])), [runs]);
   const firstOfRun = useMemo(() => {
@@ -53,13 +52,6 @@ export function Replay({
   const last = events.length - 1;
   // End pressed while events are loading: keep selecting the last one as pages arrive.
   const [follow, setFollow] = useState(false);
-
-  const virtualizer = useVirtualizer({
-    count: rows.length,
-    getScrollElement: () => parent.current,
-    estimateSize: () => ROW_PX,
-    overscan: 12,
-  });
 
   const go = useCallback(
     (i: number) => {
@@ -77,12 +69,6 @@ export function Replay({
     onSelect(Math.max(0, last));
     if (!loading) setFollow(false);
   }, [follow, last, loading, onSelect]);
-
-  // Keep the selected row in view.
-  useEffect(() => {
-    const row = rowOf[selected];
-    if (row !== undefined) virtualizer.scrollToIndex(row, { align: 'auto' });
-  }, [selected, rowOf, virtualizer]);
 
   // Play: one event per tick, `speed` events a second.
   useEffect(() => {
@@ -126,24 +112,7 @@ export function Replay({
   return (
     <div className="replay">
       <div className="replay-main">
-        {runs.length > 0 && (
-          <div className="runs" aria-label="Runs">
-            {runs.map((r, i) => {
-              const first = firstOfRun.get(r.id) ?? -1;
-              const active = current?.runId === r.id;
-              return (
-                <button
-                  key={r.id}
-                  className={`run-chip run-${i % 6}${active ? ' active' : ''}`}
-                  onClick={() => first >= 0 && go(first)}
-                  title={`${r.inputSummary ?? ''}\n${dateTime(r.startedAt)} → ${dateTime(r.endedAt)}`}
-                >
-                  {r.name ?? `run ${i + 1}`} <span className={`dot status-${r.status}`} /> {r.status}
-                </button>
-              );
-            })}
-          </div>
-        )}
+        <RunChips runs={runs} firstOfRun={firstOfRun} activeRunId={current?.runId} onGo={go} />
         <div className="player" role="toolbar" aria-label="Player">
           <button className="btn small" onClick={() => go(0)} title="First (Home)" aria-label="First event">
             |◀
@@ -200,72 +169,7 @@ export function Replay({
             </span>
           )}
         </div>
-        <div className="timeline" ref={parent} tabIndex={0} aria-label="Timeline">
-          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-            {virtualizer.getVirtualItems().map((v) => {
-              const row = rows[v.index]!;
-              const style = {
-                position: 'absolute' as const,
-                top: 0,
-                left: 0,
-                right: 0,
-                height: ROW_PX,
-                transform: `translateY(${v.start}px)`,
-              };
-              if (row.kind === 'gap')
-                return (
-                  <div key={v.key} className="tl-row gap" style={style} data-testid="gap">
-                    ⋯ {row.to - row.from + 1} event{row.to > row.from ? 's' : ''} lost (sequence {row.from}
-                    {row.to > row.from ? `–${row.to}` : ''})
-                  </div>
-                );
-              if (row.kind === 'approval') {
-                // A service row (not an event): the player steps over it; a click selects the approval's event.
-                const t = row.transition;
-                const line = describeTransition(t);
-                const linked = row.linked;
-                return (
-                  <div
-                    key={v.key}
-                    className={`tl-row service tone-${line.tone}${linked === undefined ? '' : ' linked'}`}
-                    style={style}
-                    onClick={linked === undefined ? undefined : () => go(linked)}
-                    data-testid="approval-transition"
-                    title={`approval ${t.approvalId}: ${t.fromStatus ?? 'created'} → ${t.toStatus} at ${dateTime(t.at)}`}
-                  >
-                    <span className="run-bar" />
-                    <span className="seq mono" />
-                    <span className="time mono">{clock(t.at)}</span>
-                    <span className="icon">{line.icon}</span>
-                    <span className="title">{line.title}</span>
-                    <span className="detail">{line.detail}</span>
-                  </div>
-                );
-              }
-              const e = row.event;
-              const line = describeEvent(e);
-              const ri = e.runId ? runIndex.get(e.runId) : undefined;
-              return (
-                <div
-                  key={v.key}
-                  className={`tl-row tone-${line.tone}${row.index === selected ? ' selected' : ''}`}
-                  style={style}
-                  onClick={() => go(row.index)}
-                  data-index={row.index}
-                  aria-selected={row.index === selected}
-                  role="option"
-                >
-                  <span className={ri === undefined ? 'run-bar' : `run-bar run-${ri % 6}`} />
-                  <span className="seq mono">{e.sequence}</span>
-                  <span className="time mono">{clock(e.time)}</span>
-                  <span className="icon">{line.icon}</span>
-                  <span className="title">{line.title}</span>
-                  <span className="detail">{line.detail}</span>
-                </div>
-              );
-            })}
-          </div>
-        </div>
+        <TimelineList rows={rows} rowOf={rowOf} selected={selected} runIndex={runIndex} onGo={go} />
       </div>
       <aside className="replay-detail">
         {current ? (
@@ -288,3 +192,174 @@ export function Replay({
     </div>
   );
 }
+
+/**
+ * The run chips above the player (one per run, the active one highlighted); a click selects the
+ * run's first event. Memoised: it renders again only when the active run changes.
+ */
+const RunChips = memo(function RunChips({
+  runs,
+  firstOfRun,
+  activeRunId,
+  onGo,
+}: {
+  runs: Run[];
+  /** Index of each run's first event, by run id. */
+  firstOfRun: Map<string, number>;
+  activeRunId: string | null | undefined;
+  onGo: (index: number) => void;
+}) {
+  if (runs.length === 0) return null;
+  return (
+    <div className="runs" aria-label="Runs">
+      {runs.map((r, i) => {
+        const first = firstOfRun.get(r.id) ?? -1;
+        return (
+          <button
+            key={r.id}
+            className={`run-chip run-${i % 6}${activeRunId === r.id ? ' active' : ''}`}
+            onClick={() => first >= 0 && onGo(first)}
+            title={`${r.inputSummary ?? ''}\n${dateTime(r.startedAt)} → ${dateTime(r.endedAt)}`}
+          >
+            {r.name ?? `run ${i + 1}`} <span className={`dot status-${r.status}`} /> {r.status}
+          </button>
+        );
+      })}
+    </div>
+  );
+});
+
+/**
+ * The virtualised timeline: only the rows in view (plus overscan) are in the DOM, each
+ * {@link ROW_PX} high. It owns the virtualizer, so a scroll renders this list alone (not the
+ * player, the run chips or the detail), and rows already in view are memoised and not rendered
+ * again. Keeps the selected row in view.
+ */
+const TimelineList = memo(function TimelineList({
+  rows,
+  rowOf,
+  selected,
+  runIndex,
+  onGo,
+}: {
+  rows: TimelineRow[];
+  /** Row index of each event index. */
+  rowOf: number[];
+  /** Selected event index. */
+  selected: number;
+  /** Colour index of each run, by run id. */
+  runIndex: Map<string, number>;
+  onGo: (index: number) => void;
+}) {
+  const parent = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => parent.current,
+    estimateSize: () => ROW_PX,
+    overscan: 12,
+  });
+
+  // Keep the selected row in view.
+  useEffect(() => {
+    const row = rowOf[selected];
+    if (row !== undefined) virtualizer.scrollToIndex(row, { align: 'auto' });
+  }, [selected, rowOf, virtualizer]);
+
+  return (
+    <div className="timeline" ref={parent} tabIndex={0} aria-label="Timeline">
+      <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+        {virtualizer.getVirtualItems().map((v) => {
+          const row = rows[v.index]!;
+          const isSelected = row.kind === 'event' && row.index === selected;
+          const ri = row.kind === 'event' && row.event.runId ? runIndex.get(row.event.runId) : undefined;
+          return (
+            <TimelineRowView
+              key={v.key}
+              row={row}
+              top={v.start}
+              selected={isSelected}
+              runColour={ri}
+              onGo={onGo}
+            />
+          );
+        })}
+      </div>
+    </div>
+  );
+});
+
+/**
+ * One row of the timeline at `top` px: an event (click selects it), a gap of lost events, or an
+ * approval transition (a service row; click selects the approval's event when loaded).
+ */
+const TimelineRowView = memo(function TimelineRowView({
+  row,
+  top,
+  selected,
+  runColour,
+  onGo,
+}: {
+  row: TimelineRow;
+  top: number;
+  selected: boolean;
+  /** The run's colour index (undefined: no run). */
+  runColour: number | undefined;
+  onGo: (index: number) => void;
+}) {
+  const style = {
+    position: 'absolute' as const,
+    top: 0,
+    left: 0,
+    right: 0,
+    height: ROW_PX,
+    transform: `translateY(${top}px)`,
+  };
+  if (row.kind === 'gap')
+    return (
+      <div className="tl-row gap" style={style} data-testid="gap">
+        ⋯ {row.to - row.from + 1} event{row.to > row.from ? 's' : ''} lost (sequence {row.from}
+        {row.to > row.from ? `–${row.to}` : ''})
+      </div>
+    );
+  if (row.kind === 'approval') {
+    // A service row (not an event): the player steps over it; a click selects the approval's event.
+    const t = row.transition;
+    const line = describeTransition(t);
+    const linked = row.linked;
+    return (
+      <div
+        className={`tl-row service tone-${line.tone}${linked === undefined ? '' : ' linked'}`}
+        style={style}
+        onClick={linked === undefined ? undefined : () => onGo(linked)}
+        data-testid="approval-transition"
+        title={`approval ${t.approvalId}: ${t.fromStatus ?? 'created'} → ${t.toStatus} at ${dateTime(t.at)}`}
+      >
+        <span className="run-bar" />
+        <span className="seq mono" />
+        <span className="time mono">{clock(t.at)}</span>
+        <span className="icon">{line.icon}</span>
+        <span className="title">{line.title}</span>
+        <span className="detail">{line.detail}</span>
+      </div>
+    );
+  }
+  const e = row.event;
+  const line = describeEvent(e);
+  return (
+    <div
+      className={`tl-row tone-${line.tone}${selected ? ' selected' : ''}`}
+      style={style}
+      onClick={() => onGo(row.index)}
+      data-index={row.index}
+      aria-selected={selected}
+      role="option"
+    >
+      <span className={runColour === undefined ? 'run-bar' : `run-bar run-${runColour % 6}`} />
+      <span className="seq mono">{e.sequence}</span>
+      <span className="time mono">{clock(e.time)}</span>
+      <span className="icon">{line.icon}</span>
+      <span className="title">{line.title}</span>
+      <span className="detail">{line.detail}</span>
+    </div>
+  );
+});
