@@ -105,6 +105,6 @@ frame. The virtualizer now lives in its own memoised timeline list with memoised
 are memoised: 1.4 ms per frame (profile of one scroll, 566 frames), and this run: p95 17 ms, 0 long
 tasks. The rest of a frame is Chromium's layout and software paint (about 3 ms each). Under two busy CPU
 hogs the scroll still drops frames (p95 33 ms, 10–14 long tasks, before and after alike): that is CPU
-contention, not the page. In profiles taken with tracing on, long tasks were sometimes \`removeChild\`
-of the rows dropped in a scroll (about 1 ms each); not reproduced without tracing, cause not found.`;
+contention, not the page. (Traces with Chromium's invalidation tracking on show long tasks in
+\`removeChild\` of the dropped rows: the tracking's own cost, gone with it off.)`;
 }
