@@ -1,6 +1,5 @@
 import http from 'node:http';
 import os from 'node:os';
-import type { ChildProcess } from 'node:child_process';
 import readline from 'node:readline';
 import { bootstrapProject } from '@agent-warden/api';
 import { newId, type GuardDecision } from '@agent-warden/contracts';
@@ -12,7 +11,7 @@ import type { Cleanup } from '../lib/cleanup';
 import { cpuWindow, type CpuWindow } from '../lib/cpu';
 import { loadAverage, type BenchEnv } from '../lib/env';
 import { identifyAgents } from '../lib/http';
-import type { ProfileSummary } from '../lib/profile';
+import { profileChild, type ProfileSummary } from '../lib/profile';
 import { Pool } from '../lib/load';
 import { mergeOpenLoop, openLoop, type OpenLoopResult } from './open-loop';
 import { contextFor, generatePolicies, rng, toolNames, type ToolCall } from './policies';
@@ -124,27 +123,6 @@ async function spawnBenchGateway(
       process.stderr.write(line + '\n');
     });
   });
-}
-
-/** Profiles `child`'s CPU (IPC `profile-start` / `profile-stop`) while `fn` runs. */
-async function profileChild(child: ChildProcess, fn: () => Promise<unknown>): Promise<ProfileSummary> {
-  const reply = <K extends string>(key: K) =>
-    new Promise<Record<K, unknown>>((res) => {
-      const on = (m: unknown) => {
-        if (m && typeof m === 'object' && key in m) {
-          child.off('message', on);
-          res(m as Record<K, unknown>);
-        }
-      };
-      child.on('message', on);
-    });
-  const started = reply('profiling');
-  child.send('profile-start');
-  await started;
-  await fn();
-  const done = reply('profile');
-  child.send('profile-stop');
-  return (await done).profile as ProfileSummary;
 }
 
 /** Warm-up of every round after the first, ms. */

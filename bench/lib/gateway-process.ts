@@ -1,6 +1,6 @@
 import readline from 'node:readline';
 import { spawnTsx } from './child';
-import type { ProfileSummary } from './profile';
+import { profileChild, type ProfileSummary } from './profile';
 
 /** A gateway running in its own OS process. */
 export interface GatewayProcess {
@@ -48,25 +48,7 @@ export function spawnGateway(env: Record<string, string>, timeoutMs = 60_000): P
           resolve({
             url,
             pid: proc.pid,
-            profile: async (fn) => {
-              const reply = <K extends string>(key: K) =>
-                new Promise<Record<K, unknown>>((res) => {
-                  const on = (m: unknown) => {
-                    if (m && typeof m === 'object' && key in m) {
-                      child.off('message', on);
-                      res(m as Record<K, unknown>);
-                    }
-                  };
-                  child.on('message', on);
-                });
-              const started = reply('profiling');
-              child.send('profile-start');
-              await started;
-              await fn();
-              const done = reply('profile');
-              child.send('profile-stop');
-              return (await done).profile as ProfileSummary;
-            },
+            profile: (fn) => profileChild(child, fn),
             stop: proc.stop,
           });
         } else process.stderr.write(line + '\n');

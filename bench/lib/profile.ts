@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { Session } from 'node:inspector';
 
 /** One line of a CPU profile summary: self time of a function or package. */
@@ -116,4 +117,29 @@ export async function profileWhile<T>(fn: () => Promise<T>): Promise<{ result: T
     throw err;
   }
   return { result, profile: await stop() };
+}
+
+/**
+ * Profiles a child process's CPU while `fn` runs, over IPC: sends `profile-start`, waits for
+ * `{ profiling }`, runs `fn`, sends `profile-stop` and resolves with the `{ profile }` it answers
+ * (the child runs {@link startProfiler}; see bench/lib/gateway-main.ts).
+ */
+export async function profileChild(child: ChildProcess, fn: () => Promise<unknown>): Promise<ProfileSummary> {
+  const reply = <K extends string>(key: K) =>
+    new Promise<Record<K, unknown>>((res) => {
+      const on = (m: unknown) => {
+        if (m && typeof m === 'object' && key in m) {
+          child.off('message', on);
+          res(m as Record<K, unknown>);
+        }
+      };
+      child.on('message', on);
+    });
+  const started = reply('profiling');
+  child.send('profile-start');
+  await started;
+  await fn();
+  const done = reply('profile');
+  child.send('profile-stop');
+  return (await done).profile as ProfileSummary;
 }
