@@ -19,12 +19,22 @@ describe('standalone: the whole service in one process', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
 
-  test('a first start creates a project and prints a generated API key once', async () => {
+  test('a first start creates a project and prints a generated API key and the first admin once', async () => {
     s = await startStandalone(env);
     expect(s.generatedApiKey).toMatch(/^aw_[A-Za-z0-9_-]{40,}$/);
     apiKey = s.generatedApiKey!;
     expect((await call(s.url, 'GET', '/ready')).status).toBe(200);
     expect((await call(s.url, 'GET', '/v1/openapi.json')).body.openapi).toBe('3.1.0');
+    // …and the dashboard's first admin, whose printed password signs in.
+    expect(s.generatedAdmin?.email).toBe('admin@localhost');
+    const login = await call(s.url, 'POST', '/v1/auth/login', {
+      body: s.generatedAdmin,
+      headers: { 'x-warden-csrf': '1' },
+    });
+    expect(login.status).toBe(200);
+    expect(login.body.user.role).toBe('admin');
+    const page = await fetch(s.url + '/');
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
   }, 120_000);
 
   test('all 762 shared trajectories are stored exactly once', async () => {

@@ -9,6 +9,8 @@ export interface StandaloneProcess {
   url: string;
   /** The key printed at a first start without WARDEN_INIT_API_KEY. */
   generatedApiKey?: string;
+  /** The first admin printed at a first start without WARDEN_INIT_ADMIN_EMAIL / _PASSWORD. */
+  generatedAdmin?: { email: string; password: string };
   child: ChildProcess;
   /** SIGTERM, wait for a clean exit; resolves with the exit code. */
   stop(): Promise<number | null>;
@@ -34,6 +36,7 @@ export function startStandalone(env: Record<string, string>, timeoutMs = 90_000)
   });
   return new Promise((resolve, reject) => {
     let generatedApiKey: string | undefined;
+    let generatedAdmin: { email: string; password: string } | undefined;
     let url: string | undefined;
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
@@ -47,6 +50,8 @@ export function startStandalone(env: Record<string, string>, timeoutMs = 90_000)
     lines.on('line', (line) => {
       const key = line.match(/Your API key \(shown only once\): (\S+)/);
       if (key) generatedApiKey = key[1];
+      const admin = line.match(/sign in as (\S+) with the password \(shown only once\): (\S+)/);
+      if (admin) generatedAdmin = { email: admin[1]!, password: admin[2]! };
       if (line.startsWith('{')) {
         try {
           const j = JSON.parse(line) as { msg?: string; url?: string; level?: string };
@@ -62,6 +67,7 @@ export function startStandalone(env: Record<string, string>, timeoutMs = 90_000)
         resolve({
           url,
           generatedApiKey,
+          generatedAdmin,
           child,
           stop: () =>
             new Promise((res) => {

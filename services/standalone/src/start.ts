@@ -25,6 +25,8 @@ export interface RunningStandalone {
   projectId: string;
   /** Set only at the first start without `WARDEN_INIT_API_KEY`. */
   generatedApiKey?: string;
+  /** Set only at the first start without `WARDEN_INIT_ADMIN_EMAIL` / `_PASSWORD`: the dashboard's first admin. */
+  generatedAdmin?: { email: string; password: string };
   databaseUrl: string;
   /** The in-process job queue. */
   queue: JobQueue;
@@ -134,6 +136,7 @@ export async function start(
     port: server.port,
     projectId: boot.projectId,
     generatedApiKey: boot.generatedApiKey,
+    generatedAdmin: boot.generatedAdmin,
     databaseUrl,
     queue,
     stop: async () => {
