@@ -9,7 +9,7 @@ import express, { Router } from 'express';
 import { parseEnv } from '@agent-warden/config';
 import { GatewayConfig, start } from '@agent-warden/gateway';
 import { createLogger } from '@agent-warden/observability';
-import { startProfiler, type ProfileSummary } from '../lib/profile';
+import { answerProfileRequests } from '../lib/profile';
 import { startStallMonitor } from '../lib/stall-monitor';
 
 async function main(): Promise<void> {
@@ -24,16 +24,7 @@ async function main(): Promise<void> {
   // BENCH_STALLS=1: print the event-loop stalls (and the GC pauses in them) on stderr at exit.
   const stopStalls = process.env.BENCH_STALLS === '1' ? startStallMonitor() : undefined;
   process.stdout.write(JSON.stringify({ ready: true, url: gw.url }) + '\n');
-  let stopProfiler: (() => Promise<ProfileSummary>) | undefined;
-  process.on('message', (m: unknown) => {
-    if (m === 'profile-start')
-      void startProfiler().then((stop) => {
-        stopProfiler = stop;
-        process.send?.({ profiling: true });
-      });
-    else if (m === 'profile-stop' && stopProfiler)
-      void stopProfiler().then((top) => process.send?.({ profile: top }));
-  });
+  answerProfileRequests();
   process.once('SIGTERM', () => {
     if (stopStalls) process.stderr.write(`stalls ${JSON.stringify(stopStalls())}\n`);
     gw.stop().then(

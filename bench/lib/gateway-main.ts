@@ -7,23 +7,14 @@
 import { parseEnv } from '@agent-warden/config';
 import { GatewayConfig, start } from '@agent-warden/gateway';
 import { createLogger } from '@agent-warden/observability';
-import { startProfiler, type ProfileSummary } from './profile';
+import { answerProfileRequests } from './profile';
 
 async function main(): Promise<void> {
   const config = parseEnv(GatewayConfig);
   const logger = createLogger({ name: 'bench-gateway', level: config.LOG_LEVEL });
   const gw = await start(config, logger);
   process.stdout.write(JSON.stringify({ ready: true, url: gw.url }) + '\n');
-  let stopProfiler: (() => Promise<ProfileSummary>) | undefined;
-  process.on('message', (m: unknown) => {
-    if (m === 'profile-start')
-      void startProfiler().then((stop) => {
-        stopProfiler = stop;
-        process.send?.({ profiling: true });
-      });
-    else if (m === 'profile-stop' && stopProfiler)
-      void stopProfiler().then((top) => process.send?.({ profile: top }));
-  });
+  answerProfileRequests();
   process.once('SIGTERM', () => {
     gw.stop().then(
       () => process.exit(0),

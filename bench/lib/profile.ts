@@ -143,3 +143,20 @@ export async function profileChild(child: ChildProcess, fn: () => Promise<unknow
   child.send('profile-stop');
   return (await done).profile as ProfileSummary;
 }
+
+/**
+ * The child side of {@link profileChild}: answers `profile-start` (starts the profiler, replies
+ * `{ profiling: true }`) and `profile-stop` (replies `{ profile }`) on this process's IPC channel.
+ */
+export function answerProfileRequests(): void {
+  let stopProfiler: (() => Promise<ProfileSummary>) | undefined;
+  process.on('message', (m: unknown) => {
+    if (m === 'profile-start')
+      void startProfiler().then((stop) => {
+        stopProfiler = stop;
+        process.send?.({ profiling: true });
+      });
+    else if (m === 'profile-stop' && stopProfiler)
+      void stopProfiler().then((top) => process.send?.({ profile: top }));
+  });
+}
