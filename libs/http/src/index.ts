@@ -6,6 +6,7 @@ export * from './session';
 export * from './guard';
 export * from './health';
 export * from './server';
+export * from './express-server';
 export * from './parse';
 export * from './openapi';
 export * from './lifecycle';

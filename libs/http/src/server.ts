@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createExpressServer } from './express-server';
 
 /** A started HTTP server and how to stop it. */
 export interface RunningServer {
@@ -11,10 +12,14 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Listens on `host:port` (port 0 = any free port). Rejects when the port is taken. */
+/**
+ * Listens on `host:port` (port 0 = any free port) with {@link createExpressServer} (requests born
+ * with the app's prototypes). Rejects when the port is taken.
+ */
 export function listen(app: Express, port: number, host = '0.0.0.0'): Promise<RunningServer> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host);
+    const server = createExpressServer(app);
+    server.listen(port, host);
     server.once('error', reject);
     server.once('listening', () => {
       const p = (server.address() as AddressInfo).port;
