@@ -2,6 +2,7 @@ import { Kafka, logLevel, type Consumer, type Producer, type LogEntry } from 'ka
 import type { TopicMessage, TopicName } from '@agent-warden/contracts';
 import type { Logger } from '@agent-warden/observability';
 import { SendCoalescer } from './coalescer';
+import { JavaCompatiblePartitioner } from './partitioner';
 import { BusUnavailableError, type EventBus, type SubscribeOptions, type Subscription } from './types';
 
 export interface KafkaBusOptions {
@@ -96,6 +97,8 @@ export class KafkaBus implements EventBus {
         idempotent: true,
         maxInFlightRequests: 1,
         allowAutoTopicCreation: false,
+        // kafkajs's default placement, without its BigInt hashing (libs/bus/src/partitioner.ts).
+        createPartitioner: JavaCompatiblePartitioner,
         // Bounded so that a publish fails (→ 503, the client retries) instead of hanging while
         // Kafka is down; duplicates from client retries are removed by the projector (event id).
         retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1_000 },
