@@ -2,4 +2,5 @@
 export * from './types';
 export { KafkaBus, type KafkaBusOptions } from './kafka';
 export { InMemoryBus } from './memory';
+export { KafkaPublisherThread, type PublisherThreadOptions } from './publisher-thread';
 export { SendCoalescer } from './coalescer';

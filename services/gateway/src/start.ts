@@ -1,5 +1,5 @@
 import type { Router } from 'express';
-import { KafkaBus } from '@agent-warden/bus';
+import { KafkaBus, KafkaPublisherThread } from '@agent-warden/bus';
 import { TOPICS } from '@agent-warden/contracts';
 import { createPrisma } from '@agent-warden/db';
 import { listen } from '@agent-warden/http';
@@ -15,7 +15,7 @@ export interface RunningGateway {
   port: number;
   /**
    * Graceful stop within `deadlineMs` (ms, default 10 000): fail /ready, stop HTTP, publish the
-   * buffered evaluation records, close Kafka, close the DB.
+   * buffered evaluation records (then end their publisher thread), close Kafka, close the DB.
    */
   stop(deadlineMs?: number): Promise<void>;
 }
@@ -47,7 +47,18 @@ export async function start(
     config.WARDEN_POLICY_REFRESH_MS,
   );
   await policies.start();
-  const evaluations = new EvaluationRecorder(bus, {
+  // Evaluation records go to Kafka from a worker thread: kafkajs's work stays off the request thread.
+  const evaluationPublisher = new KafkaPublisherThread(
+    {
+      brokers: config.KAFKA_BROKERS,
+      topicPrefix: config.KAFKA_TOPIC_PREFIX,
+      clientId: 'warden-gateway-evaluations',
+      logName: 'gateway',
+      logLevel: config.LOG_LEVEL,
+    },
+    logger.child({ component: 'evaluation-publisher' }),
+  );
+  const evaluations = new EvaluationRecorder(evaluationPublisher, {
     capacity: config.WARDEN_EVALUATION_BUFFER_MAX ?? RECORDER_DEFAULTS.WARDEN_EVALUATION_BUFFER_MAX,
     capacityBytes:
       config.WARDEN_EVALUATION_BUFFER_MAX_BYTES ?? RECORDER_DEFAULTS.WARDEN_EVALUATION_BUFFER_MAX_BYTES,
@@ -83,6 +94,7 @@ export async function start(
           await server.close();
           // Answers already sent name their evaluations: publish those still buffered (logs the counters).
           await evaluations.close(Math.max(0, until - Date.now() - 500));
+          await evaluationPublisher.close();
           policies.stop();
           await bus.close();
           await db.$disconnect();

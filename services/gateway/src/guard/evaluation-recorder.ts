@@ -127,7 +127,7 @@ export class EvaluationRecorder implements EvaluationSink {
   private lost = 0;
 
   constructor(
-    private readonly bus: EventBus,
+    private readonly bus: Pick<EventBus, 'publish'>,
     private readonly options: EvaluationRecorderOptions,
   ) {
     if (options.capacity < options.maxBatch)
