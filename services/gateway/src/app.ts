@@ -16,7 +16,7 @@ import { writeThroughSink, type EvaluationSink } from './guard/evaluation-record
 import type { PolicyStore } from './guard/policy-store';
 import { agentsRouter } from './routes/agents';
 import { approvalsRouter } from './routes/approvals';
-import { evaluateRouter } from './routes/evaluate';
+import { EVALUATE_PATH, evaluateHandler } from './routes/evaluate';
 import { eventsRouter } from './routes/events';
 
 /** What the gateway's routes need. */
@@ -53,16 +53,21 @@ export function dbKeyResolver(db: PrismaClient): KeyResolver {
   };
 }
 
-/** The gateway's `/v1` routes (ingest scope), to mount on a gateway or standalone app. */
+/**
+ * The gateway's `/v1` routes (ingest scope), to mount on a gateway or standalone app, after the
+ * JSON body parser. The guard check is the first route of this router, registered on it directly
+ * (not as a nested router): it is the latency-critical route, and every router a request enters
+ * costs allocations (docs/benchmarks.md "Guardrail evaluation: findings").
+ */
 export function gatewayRoutes(deps: GatewayDeps): Router {
   const resolve = dbKeyResolver(deps.db);
   const ingest = apiKeyAuth(resolve, 'ingest');
   const agents = new AgentDirectory(deps.db);
   const r = Router();
-  // The guard check first: it is the latency-critical route (fewer router layers to walk).
-  r.use(
-    evaluateRouter({
-      auth: ingest,
+  r.post(
+    EVALUATE_PATH,
+    ingest,
+    evaluateHandler({
       db: deps.db,
       evaluations: deps.evaluations ?? writeThroughSink(deps.bus),
       agents,
@@ -82,9 +87,10 @@ export function jsonBody(limitBytes: number) {
 }
 
 /**
- * The gateway as its own HTTP app: health, OpenAPI, `/v1` routes, problem+json errors.
+ * The gateway as its own HTTP app: `/v1` routes, health, OpenAPI, problem+json errors.
  * `/ready` also reports the evaluation recorder's counters when `deps.evaluations` has them.
  * `extraRoutes` are mounted first (benchmarks mount a bare baseline route on the same server).
+ * The `/v1` routes come before health and OpenAPI, so a guard check enters one router only.
  */
 export function createGatewayApp(
   deps: GatewayDeps,
@@ -95,6 +101,8 @@ export function createGatewayApp(
   app.disable('x-powered-by');
   app.set('etag', false);
   for (const r of extraRoutes) app.use(r);
+  app.use(jsonBody(deps.limits.maxBodyBytes));
+  app.use(gatewayRoutes(deps));
   const stats = deps.evaluations?.stats?.bind(deps.evaluations);
   if (stats)
     app.get('/ready', (_req, res, next) => {
@@ -103,9 +111,7 @@ export function createGatewayApp(
       res.json({ status: 'ready', evaluationRecorder: stats() });
     });
   app.use(healthRouter(isReady));
-  app.use(jsonBody(deps.limits.maxBodyBytes));
   app.use(openApiRouter());
-  app.use(gatewayRoutes(deps));
   app.use(notFoundHandler);
   app.use(problemHandler(deps.logger));
   return app;

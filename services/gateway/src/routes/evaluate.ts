@@ -1,4 +1,4 @@
-import { Router, type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import {
   GuardRequest,
   EVALUATION_RECORDED_TYPE,
@@ -13,23 +13,26 @@ import type { AgentDirectory } from '../agent-directory';
 import { unavailable, type EvaluationSink } from '../guard/evaluation-recorder';
 import type { PolicyStore } from '../guard/policy-store';
 
+/** Path of the guard check (DESIGN.md "Guard decision"). */
+export const EVALUATE_PATH = '/v1/guardrails/evaluate';
+
 /**
- * `POST /v1/guardrails/evaluate`: evaluates the project's policies in memory, creates a pending
- * approval for enforce-mode `require_approval` (not for dry runs), hands the evaluation record to
- * `evaluations` (the gateway's buffered recorder publishes it on `guardrail-evaluations` off the
- * request path; standalone writes it through) and answers the decision (DESIGN.md "Guard
- * decision"). 503 `event_log_unavailable` when the sink cannot take the record.
+ * `POST /v1/guardrails/evaluate` (mount after the ingest-scope auth and the JSON body parser):
+ * evaluates the project's policies in memory, creates a pending approval for enforce-mode
+ * `require_approval` (not for dry runs), hands the evaluation record to `evaluations` (the
+ * gateway's buffered recorder publishes it on `guardrail-evaluations` off the request path;
+ * standalone writes it through) and answers the decision (DESIGN.md "Guard decision"). 400 with
+ * the offending path for a bad body, 403 for another project's agent, 503
+ * `event_log_unavailable` when the sink cannot take the record.
  */
-export function evaluateRouter(deps: {
-  auth: RequestHandler;
+export function evaluateHandler(deps: {
   db: PrismaClient;
   evaluations: EvaluationSink;
   agents: AgentDirectory;
   policies: PolicyStore;
   defaultApprovalTimeoutSeconds: number;
-}): Router {
-  const r = Router();
-  r.post('/v1/guardrails/evaluate', deps.auth, async (req, res, next) => {
+}): RequestHandler {
+  return async (req, res, next) => {
     try {
       const { projectId } = principalOf(req);
       const body = parseOr400(GuardRequest, req.body);
@@ -123,6 +126,5 @@ export function evaluateRouter(deps: {
     } catch (err) {
       next(err);
     }
-  });
-  return r;
+  };
 }
