@@ -9,6 +9,7 @@ import express, { Router } from 'express';
 import { parseEnv } from '@agent-warden/config';
 import { GatewayConfig, start } from '@agent-warden/gateway';
 import { createLogger } from '@agent-warden/observability';
+import { startAllocationProfile } from '../lib/alloc-profile';
 import { answerProfileRequests } from '../lib/profile';
 import { startStallMonitor } from '../lib/stall-monitor';
 
@@ -23,14 +24,19 @@ async function main(): Promise<void> {
   const gw = await start(config, logger, [bare]);
   // BENCH_STALLS=1: print the event-loop stalls (and the GC pauses in them) on stderr at exit.
   const stopStalls = process.env.BENCH_STALLS === '1' ? startStallMonitor() : undefined;
+  // BENCH_ALLOC_PROFILE=<file>: sampling allocation profile of the whole run, written at exit.
+  const allocFile = process.env.BENCH_ALLOC_PROFILE;
+  const stopAlloc = allocFile ? await startAllocationProfile(allocFile) : undefined;
   process.stdout.write(JSON.stringify({ ready: true, url: gw.url }) + '\n');
   answerProfileRequests();
   process.once('SIGTERM', () => {
     if (stopStalls) process.stderr.write(`stalls ${JSON.stringify(stopStalls())}\n`);
-    gw.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    Promise.resolve(stopAlloc?.())
+      .then(() => gw.stop())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   });
 }
 
