@@ -1,11 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
-
-function post<T>(s: Session, method: string, params?: object): Promise<T> {
-  return new Promise((resolve, reject) =>
-    s.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res as T))),
-  );
-}
+import { post } from './profile';
 
 /**
  * Diagnostics for a bench child: samples every allocation of this process (V8 sampling heap

@@ -18,7 +18,8 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-function post<T>(s: Session, method: string, params?: object): Promise<T> {
+/** One `node:inspector` command on session `s`, as a promise of its result. */
+export function post<T>(s: Session, method: string, params?: object): Promise<T> {
   return new Promise((resolve, reject) =>
     s.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res as T))),
   );
