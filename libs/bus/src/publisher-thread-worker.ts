@@ -35,9 +35,6 @@ port.on('message', (req: PublisherRequest) => {
   } else if (req.kind === 'close') {
     void Promise.allSettled([...inFlight])
       .then(() => bus.close())
-      .finally(() => {
-        reply({ kind: 'closed' });
-        port.close();
-      });
+      .finally(() => port.close());
   }
 });

@@ -25,7 +25,7 @@ export type PublisherRequest =
 
 /** Publisher thread → main thread. */
 export type PublisherReply =
-  { kind: 'published'; id: number } | { kind: 'failed'; id: number; message: string } | { kind: 'closed' };
+  { kind: 'published'; id: number } | { kind: 'failed'; id: number; message: string };
 
 /** The thread's entry: `.ts` under tsx (development, tests, the docker image), `.js` once compiled. */
 const ENTRY = path.join(__dirname, `publisher-thread-worker${path.extname(__filename)}`);
@@ -71,7 +71,6 @@ export class KafkaPublisherThread implements Pick<EventBus, 'publish' | 'isHealt
     if (this.worker) return this.worker;
     const worker = spawnWorker(this.options);
     worker.on('message', (reply: PublisherReply) => {
-      if (reply.kind === 'closed') return;
       const p = this.pending.get(reply.id);
       if (!p) return;
       this.pending.delete(reply.id);
