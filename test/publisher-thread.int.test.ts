@@ -5,7 +5,7 @@ import { silentLogger } from '@agent-warden/observability';
 import { randomSuffix, requireEnv } from './support/env';
 
 /**
- * The gateway's evaluation publisher: a kafkajs producer in a worker thread. What it publishes
+ * The gateway's evaluation publisher: a `@platformatic/kafka` producer in a worker thread. What it publishes
  * lands in Kafka, durably acknowledged, on the partition the Java client would choose.
  */
 describe('KafkaPublisherThread (real Kafka)', () => {
@@ -89,6 +89,17 @@ describe('KafkaPublisherThread (real Kafka)', () => {
     await expect(t.publish(topic, [message(1)])).rejects.toBeInstanceOf(BusUnavailableError);
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect(t.isHealthy()).toBe(false);
+  }, 30_000);
+
+  test('a failed publish does not block the ones after it (new producer, fresh sequence numbers)', async () => {
+    const t = thread({ publishTimeoutMs: 3_000 });
+    await t.publish(topic, [message(20)]);
+    // A topic the broker does not have (topics are never auto-created): the send fails.
+    const missing = 'no-such-topic' as typeof topic;
+    await expect(t.publish(missing, [message(21)])).rejects.toBeInstanceOf(BusUnavailableError);
+    expect(t.isHealthy()).toBe(false);
+    await t.publish(topic, [message(22), message(23)]);
+    expect(t.isHealthy()).toBe(true);
   }, 30_000);
 
   test('after close, the thread has ended and publishes are refused', async () => {

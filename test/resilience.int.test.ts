@@ -119,4 +119,58 @@ describe('stack: restarts and outages', () => {
     expect(stored.byType['agent.custom']).toBe(tracked);
     expect(stored.duplicates).toBe(0);
   }, 300_000);
+
+  test('Kafka stops while guard checks are answered; after it is back every answered evaluation is stored once', async () => {
+    const identify = await call(stack.gatewayUrl, 'POST', '/v1/agents/identify', {
+      apiKey: stack.apiKey,
+      body: { agent: { key: 'outage-guard-agent' }, version: { version: '1' } },
+    });
+    expect(identify.status).toBe(200);
+    const ids: string[] = [];
+    const statuses = new Map<number, number>();
+    let checking = true;
+    const checker = (async () => {
+      for (let i = 0; checking; i++) {
+        const r = await call(stack.gatewayUrl, 'POST', '/v1/guardrails/evaluate', {
+          apiKey: stack.apiKey,
+          body: {
+            agentId: identify.body.agentId,
+            tool: { name: 'outage_check' },
+            arguments: { i },
+            mode: 'monitor',
+          },
+        });
+        statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+        if (r.status === 200) ids.push(r.body.evaluationId as string);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 1000));
+    const beforeOutage = ids.length;
+    kafka('stop');
+    let duringOutage = 0;
+    try {
+      await new Promise((r) => setTimeout(r, 3000));
+      // The guard check does not wait for Kafka: answers go on while the records wait in the buffer.
+      duringOutage = ids.length - beforeOutage;
+    } finally {
+      kafka('start');
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    checking = false;
+    await checker;
+    expect(duringOutage).toBeGreaterThan(10);
+    expect([...statuses.keys()]).toEqual([200]);
+    expect(new Set(ids).size).toBe(ids.length);
+
+    const stored = await waitFor(async () => {
+      const n = await stack.prisma.guardrailEvaluation.count({ where: { id: { in: ids } } });
+      return n >= ids.length ? n : undefined;
+    }, 90_000);
+    expect(stored).toBe(ids.length);
+    const byTool = await stack.prisma.guardrailEvaluation.count({
+      where: { projectId: stack.projectId, toolName: 'outage_check' },
+    });
+    expect(byTool).toBe(ids.length);
+  }, 300_000);
 });

@@ -1,11 +1,11 @@
 /**
- * Entry of the {@link KafkaPublisherThread}'s worker thread: one {@link KafkaBus} producer;
+ * Entry of the {@link KafkaPublisherThread}'s worker thread: one {@link PlatformaticPublisher};
  * answers each `publish` request with `published` or `failed` (same id); on `close`, waits for the
  * publishes in progress, disconnects and ends the thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { createLogger } from '@agent-warden/observability';
-import { KafkaBus } from './kafka';
+import { PlatformaticPublisher } from './platformatic-publisher';
 import type { PublisherReply, PublisherRequest, PublisherThreadOptions } from './publisher-thread';
 
 const options = workerData as PublisherThreadOptions;
@@ -13,7 +13,7 @@ const port = parentPort!;
 const logger = createLogger({ name: options.logName, level: options.logLevel }).child({
   component: 'publisher-thread',
 });
-const bus = new KafkaBus({
+const bus = new PlatformaticPublisher({
   brokers: options.brokers,
   clientId: options.clientId,
   topicPrefix: options.topicPrefix,

@@ -1,0 +1,119 @@
+import { Producer, ProduceAcks, stringSerializers } from '@platformatic/kafka';
+import type { TopicMessage, TopicName } from '@agent-warden/contracts';
+import type { Logger } from '@agent-warden/observability';
+import { SendCoalescer } from './coalescer';
+import { murmur2 } from './partitioner';
+import { BusUnavailableError, type EventBus } from './types';
+
+/** Settings of a {@link PlatformaticPublisher}. */
+export interface PlatformaticPublisherOptions {
+  brokers: string[];
+  clientId: string;
+  logger: Logger;
+  /** Prefix of the physical topic names (`KAFKA_TOPIC_PREFIX`, as in {@link KafkaBusOptions}). */
+  topicPrefix?: string;
+  /** Longest a publish may take before it fails with {@link BusUnavailableError}, ms (default 5000). */
+  publishTimeoutMs?: number;
+}
+
+/** A record on its way to the producer: the logical message and its physical topic. */
+interface Outgoing {
+  topic: string;
+  key: string | undefined;
+  value: string;
+}
+
+/**
+ * The Java client's default placement of a keyed record: `toPositive(murmur2(key))`; the
+ * producer takes it modulo the topic's partition count (Kafka `BuiltInPartitioner`, same as
+ * {@link JavaCompatiblePartitioner}). Records without a key go to partition 0.
+ */
+function javaPlacement(_message: unknown, key: Buffer | undefined): number {
+  return key ? murmur2(key) & 0x7fffffff : 0;
+}
+
+/**
+ * The publishing half of {@link EventBus} on `@platformatic/kafka`, a pure-JavaScript Kafka client
+ * that spends ~40 % of kafkajs's CPU per produced record (docs/benchmarks.md "Guardrail
+ * evaluation: findings"). Same guarantees as {@link KafkaBus.publish}: an idempotent producer
+ * (KIP-98) with `acks: -1`, one produce request in flight (concurrent publishes are coalesced by
+ * {@link SendCoalescer}, which also keeps the idempotent sequence numbers in order), records
+ * placed on the Java client's partition of their key, and after a failed send a new producer
+ * (new producer id), so stale sequence numbers never block later sends.
+ *
+ * `@platformatic/kafka` is an ES module; it is loaded by Node's own `require` in the
+ * {@link KafkaPublisherThread}'s worker — the only user — and kept out of the package index.
+ */
+export class PlatformaticPublisher implements Pick<EventBus, 'publish' | 'isHealthy' | 'close'> {
+  private producer?: Producer<string, string, string, string>;
+  private readonly coalescer = new SendCoalescer<Outgoing>((items) => this.sendNow(items));
+  private healthy = true;
+  private closed = false;
+  private readonly prefix: string;
+
+  constructor(private readonly options: PlatformaticPublisherOptions) {
+    this.prefix = options.topicPrefix ?? '';
+  }
+
+  private getProducer(): Producer<string, string, string, string> {
+    this.producer ??= new Producer({
+      clientId: this.options.clientId,
+      bootstrapBrokers: this.options.brokers,
+      serializers: stringSerializers,
+      idempotent: true,
+      acks: ProduceAcks.ALL,
+      autocreateTopics: false,
+      partitioner: javaPlacement,
+      connectTimeout: 3_000,
+      timeout: 10_000,
+      // Bounded, like KafkaBus: a publish fails (the caller retries or counts it) instead of hanging.
+      retries: 3,
+      retryDelay: 100,
+    });
+    return this.producer;
+  }
+
+  private async resetProducer(): Promise<void> {
+    const p = this.producer;
+    this.producer = undefined;
+    // force: in-flight requests are failed rather than awaited (the publish already gave up on them).
+    if (p) await new Promise<void>((resolve) => p.close(true, () => resolve()));
+  }
+
+  private async sendNow(items: Outgoing[]): Promise<void> {
+    const timeoutMs = this.options.publishTimeoutMs ?? 5_000;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`publish timed out after ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      await Promise.race([this.getProducer().send({ messages: items }), timeout]);
+      this.healthy = true;
+    } catch (err) {
+      this.healthy = false;
+      this.options.logger.warn({ err, count: items.length }, 'publish failed');
+      await this.resetProducer();
+      throw new BusUnavailableError('the event log cannot take the write', { cause: err });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async publish<T extends TopicName>(topic: T, messages: TopicMessage<T>[]): Promise<void> {
+    if (this.closed) throw new BusUnavailableError('bus is closed');
+    if (messages.length === 0) return;
+    const physical = this.prefix + topic;
+    await this.coalescer.submit(
+      messages.map((m) => ({ topic: physical, key: m.key, value: JSON.stringify(m.value) })),
+    );
+  }
+
+  isHealthy(): boolean {
+    return this.healthy;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.resetProducer();
+  }
+}
