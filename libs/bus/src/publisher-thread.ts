@@ -5,8 +5,8 @@ import type { Logger } from '@agent-warden/observability';
 import { BusUnavailableError, type EventBus } from './types';
 
 /**
- * Settings of a {@link KafkaPublisherThread}: the {@link KafkaBusOptions} that can cross a thread
- * boundary (the thread builds its own logger from `logName` / `logLevel`).
+ * Settings of a {@link KafkaPublisherThread}: the {@link PlatformaticPublisherOptions} that can
+ * cross a thread boundary (the thread builds its own logger from `logName` / `logLevel`).
  */
 export interface PublisherThreadOptions {
   brokers: string[];
@@ -44,11 +44,11 @@ function spawnWorker(options: PublisherThreadOptions): Worker {
 }
 
 /**
- * Publishes to Kafka from a worker thread (`node:worker_threads`) running a {@link KafkaBus}
- * producer, so that kafkajs's encoding, partitioning, network I/O and the garbage they make stay
- * off the caller's event loop and out of its heap. Used by the gateway's evaluation recorder: at
- * 1,000 guard checks/s, publishing on the request thread took ~15 % of a core and most of the
- * p99 latency tail (docs/benchmarks.md "Guardrail evaluation: findings").
+ * Publishes to Kafka from a worker thread (`node:worker_threads`) running a
+ * {@link PlatformaticPublisher}, so that the client's encoding, partitioning, network I/O and the
+ * garbage they make stay off the caller's event loop and out of its heap. Used by the gateway's
+ * evaluation recorder: at 1,000 guard checks/s, publishing on the request thread took ~15 % of a
+ * core and most of the p99 latency tail (docs/benchmarks.md "Guardrail evaluation: findings").
  *
  * `publish` has {@link EventBus.publish}'s contract: it resolves once the log has the records
  * durably (`acks: -1`) and rejects with {@link BusUnavailableError} when it cannot take them
