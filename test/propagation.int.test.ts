@@ -22,11 +22,17 @@ function waitExit(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Starts `node --import tsx services/gateway/src/main.ts`; ready when it logs "gateway listening" with its port. */
-async function startGatewayProcess(env: Record<string, string>): Promise<GatewayProcess> {
+/**
+ * Starts `node --import tsx services/gateway/src/main.ts`; ready when it logs "gateway listening"
+ * with its port and, with `followsHints`, "following policy-changes" (it joined its consumer group).
+ */
+async function startGatewayProcess(
+  env: Record<string, string>,
+  followsHints: boolean,
+): Promise<GatewayProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'services/gateway/src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'info', WARDEN_POLICY_REFRESH_MS: '1000' },
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   // Keep reading stdout for the process's whole life, so its pipe never fills up.
@@ -34,6 +40,8 @@ async function startGatewayProcess(env: Record<string, string>): Promise<Gateway
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('gateway did not start within 60 s')), 60_000);
     child.once('exit', (code) => reject(new Error(`gateway exited with ${code}`)));
+    let listening: number | undefined;
+    let following = !followsHints;
     lines.on('line', (line) => {
       let rec: { msg?: string; port?: unknown; level?: string };
       try {
@@ -41,9 +49,11 @@ async function startGatewayProcess(env: Record<string, string>): Promise<Gateway
       } catch {
         return;
       }
-      if (rec.msg === 'gateway listening' && typeof rec.port === 'number') {
+      if (rec.msg === 'gateway listening' && typeof rec.port === 'number') listening = rec.port;
+      if (rec.msg === 'following policy-changes') following = true;
+      if (listening !== undefined && following) {
         clearTimeout(timer);
-        resolve(rec.port);
+        resolve(listening);
       }
       if (rec.level === 'error' || rec.level === 'fatal') process.stderr.write(line + '\n');
     });
@@ -58,8 +68,24 @@ async function startGatewayProcess(env: Record<string, string>): Promise<Gateway
   };
 }
 
-/** Policy changes made through the api reach two separate gateway processes within a second. */
-describe('policy propagation to every gateway', () => {
+/**
+ * Policy changes made through the api reach two separate gateway processes within a second, both
+ * ways a gateway learns of them (docs/decisions.md "Policy changes reach gateways…"): the api's
+ * hint on the `policy-changes` topic (the poll set to 10 minutes, so only the hint can explain a
+ * switch) and the poll of the policy fingerprint alone (hints not followed).
+ */
+describe.each([
+  {
+    path: 'the Kafka hint (poll every 10 min)',
+    env: { WARDEN_POLICY_REFRESH_MS: '600000', WARDEN_POLICY_HINTS: 'true' },
+    followsHints: true,
+  },
+  {
+    path: 'the poll alone (every 1 s, hints not followed)',
+    env: { WARDEN_POLICY_REFRESH_MS: '1000', WARDEN_POLICY_HINTS: 'false' },
+    followsHints: false,
+  },
+])('policy propagation to every gateway through $path', ({ env: gatewayEnv, followsHints }) => {
   let stack: TestStack;
   let gateways: GatewayProcess[] = [];
   let agentId: string;
@@ -73,7 +99,10 @@ describe('policy propagation to every gateway', () => {
       KAFKA_TOPIC_PREFIX: stack.topicPrefix,
       WARDEN_EVENT_PARTITIONS: '3',
     };
-    gateways = await Promise.all([startGatewayProcess(env), startGatewayProcess(env)]);
+    gateways = await Promise.all([
+      startGatewayProcess({ ...env, ...gatewayEnv }, followsHints),
+      startGatewayProcess({ ...env, ...gatewayEnv }, followsHints),
+    ]);
     const id = await call(gateways[0]!.url, 'POST', '/v1/agents/identify', {
       apiKey: stack.apiKey,
       body: { agent: { key: 'propagation' }, version: { version: '1' } },
@@ -83,7 +112,10 @@ describe('policy propagation to every gateway', () => {
   afterAll(async () => {
     await Promise.all(gateways.map((g) => g.stop()));
     await stack?.stop();
-    if (figures.length > 0) console.log(`propagation to 2 gateway processes (ms):\n${figures.join('\n')}`);
+    if (figures.length > 0)
+      console.log(
+        `propagation to 2 gateway processes (ms), ${gatewayEnv.WARDEN_POLICY_HINTS === 'true' ? 'hint' : 'poll'}:\n${figures.join('\n')}`,
+      );
   }, 60_000);
 
   const api = (method: string, p: string, body?: unknown) =>

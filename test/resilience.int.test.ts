@@ -148,7 +148,7 @@ describe('stack: restarts and outages', () => {
     await new Promise((r) => setTimeout(r, 1000));
     const beforeOutage = ids.length;
     kafka('stop');
-    let duringOutage = 0;
+    let duringOutage: number | undefined;
     try {
       await new Promise((r) => setTimeout(r, 3000));
       // The guard check does not wait for Kafka: answers go on while the records wait in the buffer.

@@ -9,7 +9,14 @@
  * `FLUSH_MS`, `RATE`, `SECONDS`, `WARMUP_SECONDS`, `KAFKA_BROKERS`, `TOPIC_PREFIX`, `BROKER_PID`
  * (optional: the broker's CPU is measured over the same window).
  */
-import { newId, TOPICS, type TopicMessage } from '@agent-warden/contracts';
+import {
+  agentSource,
+  EVALUATION_RECORDED_TYPE,
+  newId,
+  TOPICS,
+  type EvaluationRecord,
+  type TopicMessage,
+} from '@agent-warden/contracts';
 import { KafkaBus } from '@agent-warden/bus';
 import { PlatformaticPublisher } from '../../libs/bus/src/platformatic-publisher';
 import { silentLogger } from '@agent-warden/observability';
@@ -45,46 +52,61 @@ function env(name: string, fallback?: string): string {
   return v;
 }
 
-/** Evaluation-shaped records built from the real tool calls of the shared trajectories. */
+/** Evaluation records as the gateway publishes them, built from the real tool calls of the shared trajectories. */
 function records(n: number): Message[] {
   const calls = toolCallsOf(loadTrajectories());
   const r = rng(7);
+  const projectId = newId();
+  const agentId = newId();
   return Array.from({ length: n }, () => {
     const c = r.pick(calls);
+    const evaluationId = newId();
     const sessionId = newId();
+    const runId = newId();
+    const evaluatedAt = new Date().toISOString();
+    const data: EvaluationRecord = {
+      evaluationId,
+      projectId,
+      agentId,
+      agentVersionId: newId(),
+      sessionId,
+      runId,
+      toolCallId: newId(),
+      mode: 'monitor',
+      policyDecision: 'warn',
+      effectiveDecision: 'allow',
+      matchedGuardrails: [
+        {
+          policyId: newId(),
+          name: `bench policy on ${c.tool}`,
+          version: 3,
+          decision: 'warn',
+          reason: `tool.name = ${c.tool}`,
+        },
+      ],
+      wouldBlock: false,
+      wouldRequireApproval: false,
+      dryRun: false,
+      approvalId: null,
+      input: { tool: { name: c.tool }, arguments: c.args },
+      evaluatedAt,
+    };
     return {
-      key: sessionId,
+      key: evaluationId,
       value: {
         specversion: '1.0',
-        id: newId(),
-        source: '/warden/gateway',
-        type: 'agent.guardrail.evaluated',
-        time: new Date().toISOString(),
-        subject: newId(),
+        id: evaluationId,
+        source: agentSource(projectId, agentId),
+        type: EVALUATION_RECORDED_TYPE,
+        time: evaluatedAt,
         datacontenttype: 'application/json',
-        data: {
-          evaluationId: newId(),
-          sessionId,
-          agentId: newId(),
-          tool: { name: c.tool },
-          arguments: c.args,
-          mode: 'monitor',
-          policyDecision: 'warn',
-          effectiveDecision: 'allow',
-          wouldBlock: false,
-          wouldRequireApproval: false,
-          matchedGuardrails: [
-            {
-              policyId: newId(),
-              name: `bench policy on ${c.tool}`,
-              version: 3,
-              decision: 'warn',
-              reason: `tool.name = ${c.tool}`,
-            },
-          ],
-        },
+        projectid: projectId,
+        agentid: agentId,
+        sessionid: sessionId,
+        subject: runId,
+        data,
       },
-    } as unknown as Message;
+    };
   });
 }
 

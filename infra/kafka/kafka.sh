@@ -14,7 +14,7 @@
 # Variables: KAFKA_PORT (19092), KAFKA_CONTROLLER_PORT (19093), KAFKA_VERSION (3.9.2),
 # KAFKA_HEAP_OPTS (-Xms128m -Xmx512m), KAFKA_JVM_OPTS (extra), KAFKA_START_TIMEOUT (90 s),
 # KAFKA_STOP_TIMEOUT (30 s), KAFKA_CLUSTER_ID, WARDEN_INFRA_DIR (<repo>/.infra),
-# KAFKA_APP_TOPICS ("agent-events agent-events.dlq guardrail-evaluations", as in
+# KAFKA_APP_TOPICS ("agent-events agent-events.dlq guardrail-evaluations policy-changes", as in
 # libs/contracts TOPICS and docker-compose.yml kafka-init), WARDEN_EVENT_PARTITIONS (6).
 set -euo pipefail
 
@@ -33,7 +33,7 @@ KAFKA_STOP_TIMEOUT="${KAFKA_STOP_TIMEOUT:-30}"
 # A fixed, valid KRaft cluster id (base64url of 16 bytes: "warden-local-kaf"). Fixed so that a
 # wiped config never mismatches the data directory.
 KAFKA_CLUSTER_ID="${KAFKA_CLUSTER_ID:-d2FyZGVuLWxvY2FsLWthZg}"
-KAFKA_APP_TOPICS="${KAFKA_APP_TOPICS:-agent-events agent-events.dlq guardrail-evaluations}"
+KAFKA_APP_TOPICS="${KAFKA_APP_TOPICS:-agent-events agent-events.dlq guardrail-evaluations policy-changes}"
 WARDEN_EVENT_PARTITIONS="${WARDEN_EVENT_PARTITIONS:-6}"
 
 DIR="$WARDEN_INFRA_DIR/kafka"

@@ -107,6 +107,8 @@ export async function startTestStack(
       DATABASE_URL: db.url,
       LOG_LEVEL: 'silent',
       REDIS_URL: redisUrl,
+      KAFKA_BROKERS: brokers.split(','),
+      KAFKA_TOPIC_PREFIX: topicPrefix,
       WARDEN_QUEUE_PREFIX: queuePrefix,
       WARDEN_JWT_SECRET: `test-session-secret-${randomSuffix()}${randomSuffix()}${randomSuffix()}`,
     },

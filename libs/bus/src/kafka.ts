@@ -164,7 +164,7 @@ export class KafkaBus implements EventBus {
     const consumer = this.kafka.consumer({
       groupId: opts.groupId,
       allowAutoTopicCreation: false,
-      maxWaitTimeInMs: 100,
+      maxWaitTimeInMs: opts.maxWaitTimeMs ?? 100,
       // Larger fetches give the projector larger batches (fewer transactions): 4 MiB a partition.
       maxBytesPerPartition: 4 * 1024 * 1024,
       maxBytes: 16 * 1024 * 1024,

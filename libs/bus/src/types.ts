@@ -30,6 +30,12 @@ export interface SubscribeOptions {
   handler: BatchHandler;
   /** Read from the beginning when the group has no committed offset (default true). */
   fromBeginning?: boolean;
+  /**
+   * Longest a Kafka fetch waits for records before it answers empty, ms (default 100). Records
+   * are delivered as soon as they arrive either way; a longer wait only means fewer idle fetches
+   * (e.g. a topic of rare hints). Ignored by the in-process bus.
+   */
+  maxWaitTimeMs?: number;
 }
 
 export interface Subscription {

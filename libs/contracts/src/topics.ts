@@ -14,6 +14,11 @@ export const TOPICS = {
   agentEventsDeadLetter: 'agent-events.dlq',
   /** Guardrail evaluations recorded by gateways, key = evaluationId. */
   guardrailEvaluations: 'guardrail-evaluations',
+  /**
+   * Wake-up hints after a committed policy change, key = projectId (one partition). Gateways
+   * reload at once on a hint; their poll of PostgreSQL stays the guarantee (docs/decisions.md).
+   */
+  policyChanges: 'policy-changes',
 } as const;
 export type TopicKey = keyof typeof TOPICS;
 export type TopicName = (typeof TOPICS)[TopicKey];
@@ -54,11 +59,23 @@ export interface DeadLetterRecord {
   failedAt: string;
 }
 
+/** What changed in a project's guardrails (`policy-changes`); the policies themselves stay in PostgreSQL. */
+export interface PolicyChangeNotice {
+  projectId: string;
+  /** The API operation: `created`, `updated`, `enabled`, `disabled`, `deleted`, `imported`, `default_decision`. */
+  change: string;
+  /** The policy concerned, when one is. */
+  policyId: string | null;
+  /** When the change was committed (ISO 8601). */
+  changedAt: string;
+}
+
 /** Payload type of each topic. */
 export interface TopicPayloads {
   'agent-events': CloudEventRecord;
   'agent-events.dlq': DeadLetterRecord;
   'guardrail-evaluations': CloudEventRecord & { data: EvaluationRecord };
+  'policy-changes': PolicyChangeNotice;
 }
 
 /** One record to publish: key decides the partition (DESIGN.md: key = sessionId for agent events). */

@@ -6,6 +6,7 @@ import type { JobQueue } from '@agent-warden/queue';
 import { createApiAuth, peopleRoutes, type PeopleAuthOptions } from './people';
 import { backtestRouter } from './routes/backtest';
 import { intelligenceRouter } from './routes/intelligence';
+import type { PolicyChangeNotifier } from './policy-changes';
 import { policiesRouter } from './routes/policies';
 import { agentsRouter } from './routes/agents';
 import { readRouter } from './routes/read';
@@ -21,6 +22,8 @@ export interface ApiDeps extends PeopleAuthOptions {
   logger: Logger;
   /** Producer of `session-ready` jobs (regenerate intelligence); without it that route answers 503. */
   queue?: JobQueue;
+  /** Told after policy writes: stack, a hint on `policy-changes` (with `KAFKA_BROKERS`); standalone, its store. */
+  policyChanges?: PolicyChangeNotifier;
 }
 
 /** The api's `/v1` routes (read API, approvals, policies), to mount on the api or the standalone app. */
@@ -33,7 +36,7 @@ export function apiRoutes(deps: ApiDeps): Router {
   r.use(agentsRouter({ auth: read, db: deps.db }));
   r.use(statsRouter({ auth: read, db: deps.db }));
   r.use(backtestRouter({ auth: admin, db: deps.db }));
-  r.use(policiesRouter({ read, admin, db: deps.db }));
+  r.use(policiesRouter({ read, admin, db: deps.db, policyChanges: deps.policyChanges }));
   r.use(intelligenceRouter({ read, admin, db: deps.db, queue: deps.queue }));
   r.use(recommendationsRouter({ read, admin, db: deps.db }));
   return r;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BoolEnv, IntEnv } from '@agent-warden/config';
+import { BoolEnv, IntEnv, ListEnv } from '@agent-warden/config';
 import { DashboardEnv } from './routes/static';
 
 /**
@@ -11,6 +11,8 @@ import { DashboardEnv } from './routes/static';
  * | `DATABASE_URL` | (required) | PostgreSQL |
  * | `LOG_LEVEL` | info | pino level |
  * | `REDIS_URL` | — | Redis of the job queue (BullMQ); needed to regenerate intelligence on demand |
+ * | `KAFKA_BROKERS` | — | comma-separated `host:port`; when set, each policy change is announced on `policy-changes` so gateways reload at once (without it they still apply it on their next poll) |
+ * | `KAFKA_TOPIC_PREFIX` | (none) | prefix of the physical topic names |
  * | `WARDEN_QUEUE_PREFIX` | `warden` | prefix of the job queue's Redis keys |
  * | `WARDEN_INIT_API_KEY` | — | when set, ensured at start as an all-scope key of the first project |
  * | `WARDEN_DASHBOARD_DIR` | services/dashboard/dist | dashboard build served at `/` |
@@ -40,6 +42,8 @@ export const ApiConfig = z.object({
   WARDEN_INIT_API_KEY: z.string().min(20).optional(),
   ...DashboardEnv.shape,
   REDIS_URL: z.string().min(1).optional(),
+  KAFKA_BROKERS: ListEnv.pipe(z.array(z.string()).min(1)).optional(),
+  KAFKA_TOPIC_PREFIX: z.string().default(''),
   WARDEN_QUEUE_PREFIX: z.string().min(1).default('warden'),
   ...PeopleEnv.shape,
 });

@@ -1,3 +1,5 @@
+import { KafkaBus } from '@agent-warden/bus';
+import { TOPICS } from '@agent-warden/contracts';
 import { createPrisma } from '@agent-warden/db';
 import { listen, openApiRouter } from '@agent-warden/http';
 import { createLogger, type Logger } from '@agent-warden/observability';
@@ -5,6 +7,7 @@ import { BullMqJobQueue } from '@agent-warden/queue';
 import { createApiApp } from './app';
 import { bootstrapProject } from './bootstrap';
 import { initAdminOf, type ApiConfig } from './config';
+import { BusPolicyChangeNotifier } from './policy-changes';
 
 /** Starts the api (stack mode). Returns its URL and a graceful stop. */
 export async function start(
@@ -31,12 +34,25 @@ export async function start(
   const queue = config.REDIS_URL
     ? new BullMqJobQueue({ redisUrl: config.REDIS_URL, prefix: config.WARDEN_QUEUE_PREFIX, logger })
     : undefined;
+  const bus = config.KAFKA_BROKERS
+    ? new KafkaBus({
+        brokers: config.KAFKA_BROKERS,
+        topicPrefix: config.KAFKA_TOPIC_PREFIX,
+        clientId: 'warden-api',
+        logger,
+      })
+    : undefined;
+  // The hints are best effort (the gateways' poll is the guarantee): Kafka down at start is logged, not fatal.
+  await bus
+    ?.ensureTopics([{ topic: TOPICS.policyChanges, numPartitions: 1 }])
+    .catch((err: unknown) => logger.warn({ err }, 'cannot create the policy-changes topic; hints may fail'));
   let ready = true;
   const app = createApiApp(
     {
       db,
       logger,
       queue,
+      policyChanges: bus && new BusPolicyChangeNotifier(bus, logger.child({ component: 'policy-changes' })),
       dashboardDir: config.WARDEN_DASHBOARD_DIR,
       sessionSecret: config.WARDEN_JWT_SECRET,
       cookieSecure: config.WARDEN_COOKIE_SECURE,
@@ -55,6 +71,7 @@ export async function start(
       stopping.abort(); // ends the approval streams, so close() does not wait on them
       await server.close();
       await queue?.close();
+      await bus?.close();
       await db.$disconnect();
     },
   };

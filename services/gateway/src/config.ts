@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { INGEST_LIMITS } from '@agent-warden/contracts';
-import { IntEnv, ListEnv } from '@agent-warden/config';
+import { BoolEnv, IntEnv, ListEnv } from '@agent-warden/config';
 
 /** Defaults of the evaluation recorder's settings (records, ms). */
 export const RECORDER_DEFAULTS = {
@@ -25,6 +25,7 @@ export const RECORDER_DEFAULTS = {
  * | `WARDEN_MAX_EVENT_BYTES` | 256 KiB | bytes per event (rejected `event_too_large`) |
  * | `WARDEN_APPROVAL_TIMEOUT_SECONDS` | 300 | approval deadline when the policy sets none |
  * | `WARDEN_POLICY_REFRESH_MS` | 500 | how often the policy fingerprint is checked (a change reaches every gateway within a second) |
+ * | `WARDEN_POLICY_HINTS` | true | follow the api's `policy-changes` hints and reload at once (the poll above stays the guarantee) |
  * | `WARDEN_EVALUATION_BUFFER_MAX` | 10000 | evaluation records held in memory at most (published or awaiting the log); past it `POST /v1/guardrails/evaluate` answers 503 `event_log_unavailable` |
  * | `WARDEN_EVALUATION_BUFFER_MAX_BYTES` | 64 MiB | bytes of evaluation records (request body sizes) held at most; past it 503 as above |
  * | `WARDEN_EVALUATION_FLUSH_MS` | 20 | longest an evaluation record waits before its batch is published, ms (fewer, larger produce requests: less CPU per record) |
@@ -43,6 +44,7 @@ export const GatewayConfig = z
     WARDEN_MAX_EVENT_BYTES: IntEnv.min(256).default(INGEST_LIMITS.maxEventBytes),
     WARDEN_APPROVAL_TIMEOUT_SECONDS: IntEnv.min(1).default(300),
     WARDEN_POLICY_REFRESH_MS: IntEnv.min(100).default(500),
+    WARDEN_POLICY_HINTS: BoolEnv.default(true),
     WARDEN_EVALUATION_BUFFER_MAX: IntEnv.min(1).default(RECORDER_DEFAULTS.WARDEN_EVALUATION_BUFFER_MAX),
     WARDEN_EVALUATION_BUFFER_MAX_BYTES: IntEnv.min(1024).default(
       RECORDER_DEFAULTS.WARDEN_EVALUATION_BUFFER_MAX_BYTES,
@@ -63,8 +65,10 @@ export type GatewayConfig = z.infer<typeof GatewayConfig>;
  * What `start()` takes: a parsed {@link GatewayConfig}, where the recorder settings may be left out
  * (callers that build the configuration in code get {@link RECORDER_DEFAULTS}).
  */
-export type GatewayStartConfig = Omit<GatewayConfig, keyof typeof RECORDER_DEFAULTS> &
-  Partial<Pick<GatewayConfig, keyof typeof RECORDER_DEFAULTS>>;
+export type GatewayStartConfig = Omit<GatewayConfig, OptionalAtStart> &
+  Partial<Pick<GatewayConfig, OptionalAtStart>>;
+/** Settings `start()` defaults itself when a caller (a test, the bench) leaves them out. */
+type OptionalAtStart = keyof typeof RECORDER_DEFAULTS | 'WARDEN_POLICY_HINTS';
 
 /** Limits of the ingest endpoint (bytes / counts). */
 export interface IngestLimits {

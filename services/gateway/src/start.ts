@@ -7,6 +7,7 @@ import { createLogger, type Logger } from '@agent-warden/observability';
 import { createGatewayApp } from './app';
 import { ingestLimits, RECORDER_DEFAULTS, type GatewayStartConfig } from './config';
 import { EvaluationRecorder } from './guard/evaluation-recorder';
+import { followPolicyChanges } from './guard/policy-hints';
 import { PolicyStore } from './guard/policy-store';
 
 /** A running gateway. */
@@ -40,6 +41,7 @@ export async function start(
     { topic: TOPICS.agentEvents, numPartitions: config.WARDEN_EVENT_PARTITIONS },
     { topic: TOPICS.agentEventsDeadLetter, numPartitions: 1 },
     { topic: TOPICS.guardrailEvaluations, numPartitions: config.WARDEN_EVENT_PARTITIONS },
+    { topic: TOPICS.policyChanges, numPartitions: 1 },
   ]);
   const policies = new PolicyStore(
     db,
@@ -47,6 +49,11 @@ export async function start(
     config.WARDEN_POLICY_REFRESH_MS,
   );
   await policies.start();
+  // The api's hints make a change apply at once; the store's poll stays the guarantee.
+  const policyHints =
+    config.WARDEN_POLICY_HINTS !== false
+      ? followPolicyChanges(bus, policies, logger.child({ component: 'policy-hints' }))
+      : undefined;
   // Evaluation records go to Kafka from a worker thread: kafkajs's work stays off the request thread.
   const evaluationPublisher = new KafkaPublisherThread(
     {
@@ -95,6 +102,7 @@ export async function start(
           // Answers already sent name their evaluations: publish those still buffered (logs the counters).
           await evaluations.close(Math.max(0, until - Date.now() - 500));
           await evaluationPublisher.close();
+          await policyHints?.stop();
           policies.stop();
           await bus.close();
           await db.$disconnect();

@@ -120,6 +120,8 @@ export async function start(
       sessionSecret,
       cookieSecure: config.WARDEN_COOKIE_SECURE,
       signal: stopping.signal,
+      // One process: a policy write wakes the one store directly (its poll stays the guarantee).
+      policyChanges: { changed: () => void policies.wake() },
     }),
   );
   app.use(dashboardRouter({ dir: config.WARDEN_DASHBOARD_DIR }));

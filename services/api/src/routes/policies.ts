@@ -13,6 +13,7 @@ import {
   type PolicyInput,
   type ValidationIssue,
 } from '@agent-warden/contracts';
+import type { PolicyChangeNotifier } from '../policy-changes';
 import {
   PolicyNameConflictError,
   PolicyNotFoundError,
@@ -115,8 +116,12 @@ export function policiesRouter(deps: {
   read: RequestHandler;
   admin: RequestHandler;
   db: PrismaClient;
+  /** Told after each committed write (stack: a hint to the gateways on Kafka; standalone: the one store). */
+  policyChanges?: PolicyChangeNotifier;
 }): Router {
   const { db, read, admin } = deps;
+  const changed = (projectId: string, change: string, policyId: string | null = null) =>
+    deps.policyChanges?.changed({ projectId, change, policyId });
   const r = Router();
   const ctx = (req: Request) => {
     const p = principalOf(req);
@@ -141,6 +146,7 @@ export function policiesRouter(deps: {
 
   r.post('/v1/policies', admin, async (req, res) => {
     const p = await createPolicy(db, ctx(req), policyOr400(req.body));
+    changed(p.projectId, 'created', p.id);
     res.status(201).location(`/v1/policies/${p.id}`).json(policyView(p));
   });
 
@@ -165,6 +171,7 @@ export function policiesRouter(deps: {
     const out = await importPolicies(db, c, inputs, body.onConflict, async (tx) => {
       if (dd) await applyDefaultDecision(tx, c.projectId, c.actor, dd);
     });
+    changed(c.projectId, 'imported');
     const count = (k: string) => out.policies.filter((o) => o.result === k).length;
     res.json({
       created: count('created'),
@@ -206,11 +213,15 @@ export function policiesRouter(deps: {
     const { expectedVersion, ...body } = isObject ? (raw as Record<string, unknown>) : {};
     const expected = parseOr400(VersionParam.optional(), expectedVersion, 'expectedVersion');
     const p = await replacePolicy(db, ctx(req), id, policyOr400(isObject ? body : raw), expected);
+    changed(p.projectId, 'updated', p.id);
     res.json(policyView(p));
   });
 
   r.delete('/v1/policies/:policyId', admin, async (req, res) => {
-    await deletePolicy(db, ctx(req), idOf(req));
+    const c = ctx(req);
+    const id = idOf(req);
+    await deletePolicy(db, c, id);
+    changed(c.projectId, 'deleted', id);
     res.status(204).end();
   });
 
@@ -220,6 +231,7 @@ export function policiesRouter(deps: {
   ] as const)
     r.post(`/v1/policies/:policyId/${verb}`, admin, async (req, res) => {
       const { policy } = await setPolicyEnabled(db, ctx(req), idOf(req), enabled);
+      changed(policy.projectId, enabled ? 'enabled' : 'disabled', policy.id);
       res.json(policyView(policy));
     });
 
@@ -252,6 +264,7 @@ export function policiesRouter(deps: {
     const body = parseOr400(ProjectSettings, req.body);
     const c = ctx(req);
     const { defaultDecision } = await setDefaultDecision(db, c.projectId, c.actor, body.defaultDecision);
+    changed(c.projectId, 'default_decision');
     res.json({ defaultDecision });
   });
 

@@ -6,13 +6,17 @@ import { createEngine, type Engine, type StoredPolicy } from '@agent-warden/poli
 /**
  * Holds one compiled engine per project, in memory (DESIGN.md: policies compiled once, held by
  * each gateway). Reloads from PostgreSQL when the policy fingerprint changes, checked every
- * `refreshMs` (ms), so a change reaches every gateway within about a second.
+ * `refreshMs` (ms) — the guarantee that a change reaches every gateway within about a second —
+ * and at once on {@link wake} (a `policy-changes` hint from Kafka; docs/decisions.md "Policy
+ * changes reach gateways…"). Checks never overlap: a wake during a check runs one more after it.
  */
 export class PolicyStore {
   private engines = new Map<string, Engine>();
   private fingerprint = '';
   private timer?: NodeJS.Timeout;
   private readonly empty = new Map<string, Engine>();
+  private running?: Promise<void>;
+  private again = false;
 
   constructor(
     private readonly db: PrismaClient,
@@ -23,10 +27,32 @@ export class PolicyStore {
   /** Loads once and starts the refresh timer. Throws when the first load fails. */
   async start(): Promise<void> {
     await this.refresh();
-    this.timer = setInterval(() => {
-      this.refresh().catch((err) => this.logger.warn({ err }, 'policy refresh failed; keeping the last set'));
-    }, this.refreshMs);
+    this.timer = setInterval(() => this.wake(), this.refreshMs);
     this.timer.unref();
+  }
+
+  /**
+   * Checks the fingerprint now (reloading when it changed), without waiting for the timer. Never
+   * throws: a failed check is logged and the last good set stays in force.
+   */
+  wake(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.refresh().catch((err) =>
+            this.logger.warn({ err }, 'policy refresh failed; keeping the last set'),
+          );
+        } while (this.again);
+      } finally {
+        this.running = undefined;
+      }
+    })();
+    return this.running;
   }
 
   stop(): void {
