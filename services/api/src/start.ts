@@ -42,8 +42,9 @@ export async function start(
         logger,
       })
     : undefined;
-  // The hints are best effort (the gateways' poll is the guarantee): Kafka down at start is logged, not fatal.
-  await bus
+  // The hints are best effort (the gateways' poll is the guarantee): the api does not wait for
+  // Kafka to start, and Kafka down is logged, not fatal.
+  void bus
     ?.ensureTopics([{ topic: TOPICS.policyChanges, numPartitions: 1 }])
     .catch((err: unknown) => logger.warn({ err }, 'cannot create the policy-changes topic; hints may fail'));
   let ready = true;
