@@ -1,6 +1,15 @@
 import { bootstrapProject } from '@agent-warden/api';
 import { InMemoryBus, type Subscription } from '@agent-warden/bus';
-import { AgentEvent, newId, TOPICS, toCloudEvent, type EventType } from '@agent-warden/contracts';
+import {
+  AgentEvent,
+  agentSource,
+  EVALUATION_RECORDED_TYPE,
+  newId,
+  TOPICS,
+  toCloudEvent,
+  type EvaluationRecord,
+  type EventType,
+} from '@agent-warden/contracts';
 import type { AgentEvent as AgentEventT } from '@agent-warden/contracts';
 import { createPrisma, type PrismaClient } from '@agent-warden/db';
 import { startIntelligenceWorker } from '@agent-warden/intelligence-service';
@@ -172,6 +181,70 @@ describe('readiness: debounced session-ready jobs on BullMQ', () => {
       [2, 'current', 'late_event', events.length + 1],
     ]);
     expect(await queue.counts('session-ready')).toMatchObject({ completed: 2, failed: 0, delayed: 0 });
+  }, 60_000);
+
+  test('a guardrail evaluation stored after the analysis makes it stale, and a new version follows (reason late_event)', async () => {
+    const sessionId = newId();
+    const events = session(sessionId, 2);
+    await publishOneByOne(events);
+    await waitFor(async () => (await versions(sessionId)).length === 1, 30_000);
+
+    const evaluationId = newId();
+    const evaluatedAt = new Date().toISOString();
+    const record: EvaluationRecord = {
+      evaluationId,
+      projectId,
+      agentId,
+      agentVersionId,
+      sessionId,
+      runId: null,
+      toolCallId: null,
+      mode: 'monitor',
+      policyDecision: 'block',
+      effectiveDecision: 'allow',
+      matchedGuardrails: [
+        {
+          policyId: newId(),
+          name: 'no searches',
+          version: 1,
+          decision: 'block',
+          reason: 'tool.name = search',
+        },
+      ],
+      wouldBlock: true,
+      wouldRequireApproval: false,
+      dryRun: false,
+      approvalId: null,
+      input: { tool: { name: 'search' }, arguments: { q: 'late' } },
+      evaluatedAt,
+    };
+    await bus.publish(TOPICS.guardrailEvaluations, [
+      {
+        key: evaluationId,
+        value: {
+          specversion: '1.0',
+          id: evaluationId,
+          source: agentSource(projectId, agentId),
+          type: EVALUATION_RECORDED_TYPE,
+          time: evaluatedAt,
+          datacontenttype: 'application/json',
+          projectid: projectId,
+          agentid: agentId,
+          sessionid: sessionId,
+          data: record,
+        },
+      },
+    ]);
+    const all = await waitFor(async () => {
+      const vs = await versions(sessionId);
+      return vs.length === 2 && vs[1]!.status === 'current' && vs;
+    }, 30_000);
+    expect(all.map((v) => [v.version, v.status, v.reason])).toEqual([
+      [1, 'stale', 'ended'],
+      [2, 'current', 'late_event'],
+    ]);
+    // The evaluation is in the stored session the second analysis read (none was there before).
+    expect(await prisma.guardrailEvaluation.count({ where: { sessionId } })).toBe(1);
   }, 60_000);
 
   test('a session that falls quiet after its run completed is analysed (reason quiet); one with a run still running is not', async () => {

@@ -54,7 +54,12 @@ export function createProjectionHandler(deps: {
         'batch write failed; isolating records',
       );
     }
-    const total: WriteResult = { eventsInserted: 0, evaluationsInserted: 0, sessions: [] };
+    const total: WriteResult = {
+      eventsInserted: 0,
+      evaluationsInserted: 0,
+      sessions: [],
+      evaluatedSessions: [],
+    };
     for (const one of [...events, ...evaluations]) {
       try {
         const r =
@@ -64,6 +69,7 @@ export function createProjectionHandler(deps: {
         total.eventsInserted += r.eventsInserted;
         total.evaluationsInserted += r.evaluationsInserted;
         total.sessions.push(...r.sessions);
+        total.evaluatedSessions.push(...r.evaluatedSessions);
       } catch (err) {
         if (!(await dbReachable())) throw err;
         dead.push({

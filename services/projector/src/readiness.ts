@@ -84,12 +84,24 @@ export async function scheduleReadiness(
   deps.logger.debug({ sessions: sessions.length, lateEvents: analysed.size }, 'session readiness scheduled');
 }
 
-/** The projector's `afterWrite` hook that schedules readiness ({@link scheduleReadiness}). */
+/**
+ * The projector's `afterWrite` hook that schedules readiness ({@link scheduleReadiness}) for the
+ * sessions with new events and those with new guardrail evaluations (the analysis reads both).
+ */
 export function readinessAfterWrite(deps: {
   db: PrismaClient;
   queue: JobQueue;
   logger: Logger;
   delays: ReadinessDelays;
 }): AfterWrite {
-  return (result, events) => scheduleReadiness(deps, touchedSessions(events, result.sessions));
+  return (result, events) => {
+    const sessions = touchedSessions(events, result.sessions);
+    const seen = new Set(sessions.map((s) => s.sessionId));
+    for (const e of result.evaluatedSessions)
+      if (!seen.has(e.sessionId)) {
+        seen.add(e.sessionId);
+        sessions.push({ projectId: e.projectId, sessionId: e.sessionId, ended: false });
+      }
+    return scheduleReadiness(deps, sessions);
+  };
 }

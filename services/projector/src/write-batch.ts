@@ -11,6 +11,11 @@ export interface WriteResult {
   evaluationsInserted: number;
   /** Session ids that received new events (the intelligence issue schedules readiness from these). */
   sessions: string[];
+  /**
+   * Sessions that received new guardrail evaluations (dry runs excluded, as in the analysis), so a
+   * late evaluation makes the session's intelligence stale like a late event does.
+   */
+  evaluatedSessions: { projectId: string; sessionId: string }[];
 }
 
 interface SessionAgg {
@@ -184,8 +189,10 @@ export async function writeBatch(
         if (runs.length > 0) await upsertRuns(tx, runs);
       }
       let evaluationsInserted = 0;
+      const evaluatedSessions = new Map<string, { projectId: string; sessionId: string }>();
       if (evaluations.length > 0) {
-        const r = await tx.guardrailEvaluation.createMany({
+        // RETURNING only the rows this write inserted (re-deliveries are skipped as duplicates).
+        const inserted = await tx.guardrailEvaluation.createManyAndReturn({
           data: evaluations.map((v) => ({
             id: v.evaluationId,
             projectId: v.projectId,
@@ -207,13 +214,18 @@ export async function writeBatch(
             evaluatedAt: new Date(v.evaluatedAt),
           })),
           skipDuplicates: true,
+          select: { projectId: true, sessionId: true, dryRun: true },
         });
-        evaluationsInserted = r.count;
+        evaluationsInserted = inserted.length;
+        for (const v of inserted)
+          if (v.sessionId && !v.dryRun)
+            evaluatedSessions.set(v.sessionId, { projectId: v.projectId, sessionId: v.sessionId });
       }
       return {
         eventsInserted: fresh.length,
         evaluationsInserted,
         sessions: [...new Set(fresh.map((e) => e.event.sessionId))],
+        evaluatedSessions: [...evaluatedSessions.values()],
       };
     },
     { timeout: 60_000, maxWait: 30_000 },
