@@ -4,7 +4,7 @@ import { createApproval, createPrisma, type PrismaClient } from '@agent-warden/d
 import { silentLogger } from '@agent-warden/observability';
 import { createTestDatabase, type TestDatabase } from './support/database';
 import { randomSuffix } from './support/env';
-import { call } from './support/http';
+import { call, waitFor } from './support/http';
 
 const CSRF = { 'x-warden-csrf': '1' };
 const ADMIN = { email: 'root@example.com', password: 'correct horse battery staple' };
@@ -223,7 +223,18 @@ describe('people: sign-in, roles, CSRF rule and API keys', () => {
     });
     expect(JSON.stringify(list.body)).not.toContain(secret);
 
+    expect(list.body.items.find((k: { id: string }) => k.id === id).lastUsedAt).toBeNull();
+    const usedFrom = Date.now();
     expect((await call(api.url, 'GET', '/v1/sessions', { apiKey: secret })).status).toBe(200);
+    // The use is stamped without holding up the request: it shows in the list shortly after.
+    const used = await waitFor(async () => {
+      const l = await call(api.url, 'GET', '/v1/api-keys', as(adminCookie, {}));
+      return (
+        l.body.items.find((k: { id: string; lastUsedAt: string | null }) => k.id === id)?.lastUsedAt ??
+        undefined
+      );
+    }, 5_000);
+    expect(Date.parse(used)).toBeGreaterThanOrEqual(usedFrom - 1_000);
     const cannot = await call(api.url, 'POST', `/v1/approvals/${await pendingApproval()}/decision`, {
       apiKey: secret,
       body: { status: 'approved' },

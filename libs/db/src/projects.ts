@@ -52,6 +52,24 @@ export async function findApiKeyByHash(
   return { projectId: k.projectId, keyId: k.id, scopes: k.scopes as KeyScope[] };
 }
 
+/**
+ * {@link findApiKeyByHash} for authentication: when the key is valid, also records its use
+ * (`last_used_at` = now) without waiting for the write; a failed write is ignored, the stamp is
+ * informational. Authenticators call this only when their cache has no entry for the key, so
+ * `lastUsedAt` is accurate to the cache lifetime (30 s by default, libs/http `KeyAuthenticator`).
+ */
+export async function authenticateApiKeyHash(
+  db: PrismaClient,
+  hash: string,
+): Promise<{ projectId: string; keyId: string; scopes: KeyScope[] } | null> {
+  const grant = await findApiKeyByHash(db, hash);
+  if (grant)
+    void db.apiKey
+      .updateMany({ where: { id: grant.keyId, revokedAt: null }, data: { lastUsedAt: new Date() } })
+      .catch(() => undefined);
+  return grant;
+}
+
 /** Counts API keys of a project (any state). */
 export async function countApiKeys(db: PrismaClient, projectId: string): Promise<number> {
   return db.apiKey.count({ where: { projectId } });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { RequestHandler, Router } from 'express';
-import { findApiKeyByHash, findUser, type PrismaClient } from '@agent-warden/db';
+import { authenticateApiKeyHash, findUser, type PrismaClient } from '@agent-warden/db';
 import { AuthGuard, KeyAuthenticator, SessionTokens, type Role } from '@agent-warden/http';
 import type { Logger } from '@agent-warden/observability';
 import { ApprovalFeed } from './approval-feed';
@@ -33,7 +33,7 @@ export interface ApiAuth {
 
 /** Builds the api's authentication (API keys or the session cookie, re-reading the person each request). */
 export function createApiAuth(db: PrismaClient, options: PeopleAuthOptions): ApiAuth {
-  const keys = new KeyAuthenticator((hash) => findApiKeyByHash(db, hash));
+  const keys = new KeyAuthenticator((hash) => authenticateApiKeyHash(db, hash));
   const sessions = new SessionTokens({
     secret: options.sessionSecret ?? randomBytes(48).toString('base64url'),
     secure: options.cookieSecure,

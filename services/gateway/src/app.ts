@@ -1,6 +1,6 @@
 import express, { Router, type Express } from 'express';
 import type { EventBus } from '@agent-warden/bus';
-import { findApiKeyByHash, type PrismaClient } from '@agent-warden/db';
+import { authenticateApiKeyHash, type PrismaClient } from '@agent-warden/db';
 import {
   apiKeyAuth,
   healthRouter,
@@ -46,7 +46,7 @@ export function dbKeyResolver(db: PrismaClient): KeyResolver {
   return (hash) => {
     let lookup = inFlight.get(hash);
     if (!lookup) {
-      lookup = findApiKeyByHash(db, hash).finally(() => inFlight.delete(hash));
+      lookup = authenticateApiKeyHash(db, hash).finally(() => inFlight.delete(hash));
       inFlight.set(hash, lookup);
     }
     return lookup;
