@@ -115,6 +115,24 @@ describe('people: sign-in, roles, CSRF rule and API keys', () => {
     expect(wrong.body).toMatchObject({ code: 'unauthenticated', detail: 'wrong email or password' });
   });
 
+  test('after 10 failed sign-ins for one email from one address, the 11th answers 429 with Retry-After; other emails are not locked out', async () => {
+    const attempt = (email: string) =>
+      call(api.url, 'POST', '/v1/auth/login', {
+        body: { email, password: 'guess guess guess' },
+        headers: CSRF,
+      });
+    for (let i = 0; i < 10; i++) expect((await attempt('guessed@example.com')).status).toBe(401);
+    const limited = await attempt('Guessed@Example.com');
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('content-type')).toContain('application/problem+json');
+    expect(limited.body).toMatchObject({ code: 'rate_limited', status: 429 });
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(15 * 60);
+    // Another email from the same address is answered as usual.
+    expect((await attempt('someone-else@example.com')).status).toBe(401);
+  });
+
   test('cookie requests that change state need X-Warden-CSRF: 1; bearer keys do not', async () => {
     const noHeader = await call(api.url, 'POST', '/v1/users', {
       headers: { cookie: adminCookie },

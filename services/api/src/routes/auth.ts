@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { LoginRequest } from '@agent-warden/contracts';
 import { authenticateUser, findUser, type PrismaClient, type User } from '@agent-warden/db';
 import { assertCsrfHeader, parseOr400, unauthenticated, type AuthGuard, type Role } from '@agent-warden/http';
+import { loginLimiter } from '../login-limit';
 
 const sessionUser = (u: User) => ({
   id: u.id,
@@ -16,13 +17,14 @@ const sessionUser = (u: User) => ({
  * 401 for an unknown email, a wrong password and a disabled user; an unknown email costs a scrypt
  * too) and sets the `warden_session` cookie; `POST /v1/auth/logout` clears it (204);
  * `GET /v1/auth/me` answers the signed-in person (401 without a valid cookie). Login and logout
- * need `X-Warden-CSRF: 1` like every cookie request that changes state.
+ * need `X-Warden-CSRF: 1` like every cookie request that changes state. Failed sign-ins are
+ * throttled per client address and email ({@link loginLimiter}: 429 after 10 in 15 minutes).
  */
 export function authRouter(deps: { guard: AuthGuard; db: PrismaClient }): Router {
   const { guard, db } = deps;
   const r = Router();
 
-  r.post('/v1/auth/login', async (req, res) => {
+  r.post('/v1/auth/login', loginLimiter(), async (req, res) => {
     assertCsrfHeader(req);
     const body = parseOr400(LoginRequest, req.body);
     const user = await authenticateUser(db, body.email, body.password);
