@@ -2,8 +2,7 @@ import { bootstrapProject } from '@agent-warden/api';
 import { InMemoryBus, type Subscription } from '@agent-warden/bus';
 import {
   AgentEvent,
-  agentSource,
-  EVALUATION_RECORDED_TYPE,
+  evaluationMessage,
   newId,
   TOPICS,
   toCloudEvent,
@@ -218,23 +217,7 @@ describe('readiness: debounced session-ready jobs on BullMQ', () => {
       input: { tool: { name: 'search' }, arguments: { q: 'late' } },
       evaluatedAt,
     };
-    await bus.publish(TOPICS.guardrailEvaluations, [
-      {
-        key: evaluationId,
-        value: {
-          specversion: '1.0',
-          id: evaluationId,
-          source: agentSource(projectId, agentId),
-          type: EVALUATION_RECORDED_TYPE,
-          time: evaluatedAt,
-          datacontenttype: 'application/json',
-          projectid: projectId,
-          agentid: agentId,
-          sessionid: sessionId,
-          data: record,
-        },
-      },
-    ]);
+    await bus.publish(TOPICS.guardrailEvaluations, [evaluationMessage(record)]);
     const all = await waitFor(async () => {
       const vs = await versions(sessionId);
       return vs.length === 2 && vs[1]!.status === 'current' && vs;

@@ -10,8 +10,7 @@
  * (optional: the broker's CPU is measured over the same window).
  */
 import {
-  agentSource,
-  EVALUATION_RECORDED_TYPE,
+  evaluationMessage,
   newId,
   TOPICS,
   type EvaluationRecord,
@@ -91,22 +90,7 @@ function records(n: number): Message[] {
       input: { tool: { name: c.tool }, arguments: c.args },
       evaluatedAt,
     };
-    return {
-      key: evaluationId,
-      value: {
-        specversion: '1.0',
-        id: evaluationId,
-        source: agentSource(projectId, agentId),
-        type: EVALUATION_RECORDED_TYPE,
-        time: evaluatedAt,
-        datacontenttype: 'application/json',
-        projectid: projectId,
-        agentid: agentId,
-        sessionid: sessionId,
-        subject: runId,
-        data,
-      },
-    };
+    return evaluationMessage(data);
   });
 }
 

@@ -2,6 +2,7 @@ import { Kafka, logLevel, type Consumer, type Producer, type LogEntry } from 'ka
 import type { TopicMessage, TopicName } from '@agent-warden/contracts';
 import type { Logger } from '@agent-warden/observability';
 import { SendCoalescer } from './coalescer';
+import { withDeadline } from './deadline';
 import { JavaCompatiblePartitioner } from './partitioner';
 import { BusUnavailableError, type EventBus, type SubscribeOptions, type Subscription } from './types';
 
@@ -123,29 +124,23 @@ export class KafkaBus implements EventBus {
   }
 
   private async sendNow(topic: TopicName, messages: TopicMessage<TopicName>[]): Promise<void> {
-    const timeoutMs = this.options.publishTimeoutMs ?? 5_000;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`publish timed out after ${timeoutMs} ms`)), timeoutMs);
-    });
     try {
-      const producer = await Promise.race([this.getProducer(), timeout]);
-      await Promise.race([
-        producer.send({
-          topic: this.prefix + topic,
-          acks: -1,
-          messages: messages.map((m) => ({ key: m.key, value: JSON.stringify(m.value) })),
-        }),
-        timeout,
-      ]);
+      await withDeadline(this.options.publishTimeoutMs ?? 5_000, async (race) => {
+        const producer = await race(this.getProducer());
+        await race(
+          producer.send({
+            topic: this.prefix + topic,
+            acks: -1,
+            messages: messages.map((m) => ({ key: m.key, value: JSON.stringify(m.value) })),
+          }),
+        );
+      });
       this.healthy = true;
     } catch (err) {
       this.healthy = false;
       this.options.logger.warn({ err, topic, count: messages.length }, 'publish failed');
       await this.resetProducer();
       throw new BusUnavailableError('the event log cannot take the write', { cause: err });
-    } finally {
-      clearTimeout(timer);
     }
   }
 

@@ -2,6 +2,7 @@ import { Producer, ProduceAcks, stringSerializers } from '@platformatic/kafka';
 import type { TopicMessage, TopicName } from '@agent-warden/contracts';
 import type { Logger } from '@agent-warden/observability';
 import { SendCoalescer } from './coalescer';
+import { withDeadline } from './deadline';
 import { murmur2 } from './partitioner';
 import { BusUnavailableError, type EventBus } from './types';
 
@@ -81,21 +82,16 @@ export class PlatformaticPublisher implements Pick<EventBus, 'publish' | 'isHeal
   }
 
   private async sendNow(items: Outgoing[]): Promise<void> {
-    const timeoutMs = this.options.publishTimeoutMs ?? 5_000;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`publish timed out after ${timeoutMs} ms`)), timeoutMs);
-    });
     try {
-      await Promise.race([this.getProducer().send({ messages: items }), timeout]);
+      await withDeadline(this.options.publishTimeoutMs ?? 5_000, (race) =>
+        race(this.getProducer().send({ messages: items })),
+      );
       this.healthy = true;
     } catch (err) {
       this.healthy = false;
       this.options.logger.warn({ err, count: items.length }, 'publish failed');
       await this.resetProducer();
       throw new BusUnavailableError('the event log cannot take the write', { cause: err });
-    } finally {
-      clearTimeout(timer);
     }
   }
 

@@ -1,4 +1,4 @@
-import type { CloudEventRecord } from './cloudevents';
+import { agentSource, type CloudEventRecord } from './cloudevents';
 import type { Decision, Mode } from './common';
 import type { GuardRequest } from './guard';
 import type { MatchedGuardrail } from './events';
@@ -45,6 +45,31 @@ export interface EvaluationRecord {
   approvalId: string | null;
   input: Pick<GuardRequest, 'action' | 'tool' | 'resource' | 'riskLevel' | 'arguments'>;
   evaluatedAt: string;
+}
+
+/**
+ * The `guardrail-evaluations` record of an evaluation (key = evaluationId): a CloudEvents 1.0
+ * record of type {@link EVALUATION_RECORDED_TYPE}, `source` = the agent's, `time` = `evaluatedAt`,
+ * `subject` = the run (when there is one), extension attributes `projectid`, `agentid` and
+ * `sessionid` (when there is one), `data` = the record itself.
+ */
+export function evaluationMessage(record: EvaluationRecord): TopicMessage<'guardrail-evaluations'> {
+  return {
+    key: record.evaluationId,
+    value: {
+      specversion: '1.0',
+      id: record.evaluationId,
+      source: agentSource(record.projectId, record.agentId),
+      type: EVALUATION_RECORDED_TYPE,
+      time: record.evaluatedAt,
+      datacontenttype: 'application/json',
+      projectid: record.projectId,
+      agentid: record.agentId,
+      ...(record.sessionId ? { sessionid: record.sessionId } : {}),
+      ...(record.runId ? { subject: record.runId } : {}),
+      data: record,
+    },
+  };
 }
 
 /** A dead-lettered record: the original bytes (as UTF-8 text), where it came from, and why. */

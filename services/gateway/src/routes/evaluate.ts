@@ -1,8 +1,7 @@
 import type { RequestHandler } from 'express';
 import {
   GuardRequest,
-  EVALUATION_RECORDED_TYPE,
-  agentSource,
+  evaluationMessage,
   newId,
   type GuardDecision,
   type EvaluationRecord,
@@ -103,25 +102,7 @@ export function evaluateHandler(deps: {
         input,
         evaluatedAt: decision.evaluatedAt,
       };
-      await deps.evaluations.record(
-        {
-          key: evaluationId,
-          value: {
-            specversion: '1.0',
-            id: evaluationId,
-            source: agentSource(projectId, body.agentId),
-            type: EVALUATION_RECORDED_TYPE,
-            time: decision.evaluatedAt,
-            datacontenttype: 'application/json',
-            projectid: projectId,
-            agentid: body.agentId,
-            ...(body.sessionId ? { sessionid: body.sessionId } : {}),
-            ...(body.runId ? { subject: body.runId } : {}),
-            data: record,
-          },
-        },
-        Number(req.headers['content-length']) || 0,
-      );
+      await deps.evaluations.record(evaluationMessage(record), Number(req.headers['content-length']) || 0);
       res.status(200).json(decision);
     } catch (err) {
       next(err);
