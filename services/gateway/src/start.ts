@@ -54,7 +54,7 @@ export async function start(
     config.WARDEN_POLICY_HINTS !== false
       ? followPolicyChanges(bus, policies, logger.child({ component: 'policy-hints' }))
       : undefined;
-  // Evaluation records go to Kafka from a worker thread: kafkajs's work stays off the request thread.
+  // Evaluation records go to Kafka from a worker thread (@platformatic/kafka): off the request thread.
   const evaluationPublisher = new KafkaPublisherThread(
     {
       brokers: config.KAFKA_BROKERS,
