@@ -105,7 +105,7 @@ async function main(): Promise<void> {
     CLIENTS.map((client) => {
       const rs = runs.filter((r) => r.client === client && r.flushMs === flush);
       const us = rs.map((r) => r.cpuUsPerRecord);
-      return `| ${client === 'kafkajs' ? '`KafkaBus` (kafkajs 2.2)' : '`PlatformaticPublisher` (@platformatic/kafka 1.x)'} | ${flush} ms | ${f0(median(us))} µs | ${f0(Math.min(...us))} – ${f0(Math.max(...us))} µs | ${f1(median(rs.map((r) => r.cpuPercent)))} % | ${f1(median(rs.map((r) => r.brokerCpuPercent)))} % | ${f2(median(rs.map((r) => r.ackP50Ms)))} ms | ${f2(median(rs.map((r) => r.ackP99Ms)))} ms |`;
+      return `| ${client === 'kafkajs' ? '`KafkaBus` (kafkajs 2.2)' : '`PlatformaticPublisher` (@platformatic/kafka 1.22)'} | ${flush} ms | ${f0(median(us))} µs | ${f0(Math.min(...us))} – ${f0(Math.max(...us))} µs | ${f1(median(rs.map((r) => r.cpuPercent)))} % | ${f1(median(rs.map((r) => r.brokerCpuPercent)))} % | ${f2(median(rs.map((r) => r.ackP50Ms)))} ms | ${f2(median(rs.map((r) => r.ackP99Ms)))} ms |`;
     }),
   );
   const m = machine;

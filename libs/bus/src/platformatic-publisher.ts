@@ -29,13 +29,13 @@ interface Outgoing {
  * producer takes it modulo the topic's partition count (Kafka `BuiltInPartitioner`, same as
  * {@link JavaCompatiblePartitioner}). Records without a key go to partition 0.
  */
-function javaPlacement(_message: unknown, key: Buffer | undefined): number {
-  return key ? murmur2(key) & 0x7fffffff : 0;
+function javaPlacement(message: { key?: string }): number {
+  return message.key ? murmur2(Buffer.from(message.key, 'utf8')) & 0x7fffffff : 0;
 }
 
 /**
  * The publishing half of {@link EventBus} on `@platformatic/kafka`, a pure-JavaScript Kafka client
- * that spends ~40 % of kafkajs's CPU per produced record (docs/benchmarks.md "Guardrail
+ * that spends about two thirds of kafkajs's CPU per produced record (docs/benchmarks.md "Guardrail
  * evaluation: findings"). Same guarantees as {@link KafkaBus.publish}: an idempotent producer
  * (KIP-98) with `acks: -1`, one produce request in flight (concurrent publishes are coalesced by
  * {@link SendCoalescer}, which also keeps the idempotent sequence numbers in order), records
@@ -77,8 +77,7 @@ export class PlatformaticPublisher implements Pick<EventBus, 'publish' | 'isHeal
   private async resetProducer(): Promise<void> {
     const p = this.producer;
     this.producer = undefined;
-    // force: in-flight requests are failed rather than awaited (the publish already gave up on them).
-    if (p) await new Promise<void>((resolve) => p.close(true, () => resolve()));
+    if (p) await p.close().catch(() => undefined);
   }
 
   private async sendNow(items: Outgoing[]): Promise<void> {
