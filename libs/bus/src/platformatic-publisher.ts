@@ -20,7 +20,7 @@ export interface PlatformaticPublisherOptions {
 /** A record on its way to the producer: the logical message and its physical topic. */
 interface Outgoing {
   topic: string;
-  key: string | undefined;
+  key: string;
   value: string;
 }
 
