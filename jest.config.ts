@@ -14,7 +14,7 @@ const common = {
 };
 
 /**
- * Two suites split by suffix (STYLE.md "Tests"):
+ * Two suites split by suffix (docs/conventions.md#tests):
  * - `unit`: `*.test.ts`, no I/O beyond in-process servers;
  * - `integration`: `*.int.test.ts`, real PostgreSQL / Kafka / Redis, started by `infra/` or already running.
  */

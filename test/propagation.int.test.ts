@@ -5,7 +5,7 @@ import { call } from './support/http';
 import { startTestStack, type TestStack } from './support/stack';
 
 const ROOT = path.resolve(__dirname, '..');
-/** DESIGN.md: a change reaches every gateway within a second; allow for the 50 ms poll and request time. */
+/** docs/architecture.md#guardrail-policies: a change reaches every gateway within a second; allow for the 50 ms poll and request time. */
 const BOUND_MS = 1_500;
 const POLL_MS = 50;
 

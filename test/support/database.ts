@@ -11,7 +11,7 @@ export interface TestDatabase {
 
 /**
  * Creates `warden_test_<random>` on the server of `DATABASE_URL` and applies the migrations
- * (STYLE.md "Tests": a fresh database per test file). Throws when PostgreSQL is unreachable.
+ * (docs/conventions.md#tests: a fresh database per test file). Throws when PostgreSQL is unreachable.
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const base = requireEnv('DATABASE_URL');

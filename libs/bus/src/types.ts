@@ -44,7 +44,7 @@ export interface Subscription {
 }
 
 /**
- * The event bus: `publish` / `subscribe` (DESIGN.md "Two ways to run"). Two implementations:
+ * The event bus: `publish` / `subscribe` (docs/architecture.md#two-ways-to-run). Two implementations:
  * Kafka (stack) and in-process (standalone); nothing above them knows which one runs.
  */
 export interface EventBus {

@@ -14,7 +14,7 @@ export class ConfigError extends Error {
 
 /**
  * Boolean environment variable: `true|1|yes|on` and `false|0|no|off` (any case); anything else is
- * an error. Use instead of comparing strings with `"true"` in code (STYLE.md "Start-up").
+ * an error. Use instead of comparing strings with `"true"` in code (docs/conventions.md#start-up-and-shutdown).
  */
 export const BoolEnv = z.preprocess((v) => {
   if (typeof v !== 'string') return v;
@@ -36,7 +36,7 @@ export const ListEnv = z.string().transform((s) =>
 );
 
 /**
- * Parses the environment once, at start, with a service's zod schema (STYLE.md "Start-up").
+ * Parses the environment once, at start, with a service's zod schema (docs/conventions.md#start-up-and-shutdown).
  * Empty strings count as unset. Throws {@link ConfigError} naming every offending variable.
  */
 export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {

@@ -1,5 +1,5 @@
 /**
- * JSON test vectors of the wire contract (DESIGN.md "Contracts"), generated from the zod schemas of
+ * JSON test vectors of the wire contract (docs/architecture.md#contracts), generated from the zod schemas of
  * this package and written to `libs/contracts/vectors/*.json`. Clients in other languages (the
  * Python client) test against them: the requests they build must validate against each vector's
  * JSON Schema, and they must understand every response example.

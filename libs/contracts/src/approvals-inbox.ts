@@ -24,7 +24,7 @@ export const ApprovalInboxItem = Approval.extend({
 export type ApprovalInboxItem = z.infer<typeof ApprovalInboxItem>;
 
 /**
- * One state change of an approval (DESIGN.md "Approvals": every transition stays on the timeline).
+ * One state change of an approval (docs/architecture.md#approvals: every transition stays on the timeline).
  * `fromStatus` is null for the creation (→ `pending`); `actor` is `gateway` (creation),
  * `user:<email>`, `api-key:<id>` or `system:timeout`.
  */

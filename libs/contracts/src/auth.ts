@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { Timestamp } from './common';
 
-/** Roles of people (DESIGN.md "Auth"): `viewer` reads, `approver` also decides approvals, `admin` does everything. */
+/** Roles of people (docs/architecture.md#auth): `viewer` reads, `approver` also decides approvals, `admin` does everything. */
 export const UserRole = z.enum(['viewer', 'approver', 'admin']);
 export type UserRole = z.infer<typeof UserRole>;
 
-/** API key scopes (DESIGN.md "Auth"): `admin` implies the others. */
+/** API key scopes (docs/architecture.md#auth): `admin` implies the others. */
 export const ApiKeyScope = z.enum(['ingest', 'read', 'admin']);
 export type ApiKeyScope = z.infer<typeof ApiKeyScope>;
 

@@ -25,7 +25,7 @@ export const CloudEventRecord = z.object({
 });
 export type CloudEventRecord = z.infer<typeof CloudEventRecord>;
 
-/** `source` attribute of an agent's events: `/projects/{projectId}/agents/{agentId}` (DESIGN.md). */
+/** `source` attribute of an agent's events: `/projects/{projectId}/agents/{agentId}` (docs/architecture.md#event-envelope). */
 export function agentSource(projectId: string, agentId: string): string {
   return `/projects/${projectId}/agents/${agentId}`;
 }

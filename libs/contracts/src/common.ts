@@ -5,18 +5,18 @@ export const Uuid = z.uuid();
 
 /**
  * Client-made identifier for events, runs and sessions: a UUIDv7 (RFC 9562 §5.7), time ordered
- * so that retries are idempotent and index inserts stay local (DESIGN.md "Identifiers").
+ * so that retries are idempotent and index inserts stay local (docs/architecture.md#identifiers).
  */
 export const ClientId = z.uuid({ version: 'v7', message: 'must be a UUIDv7 (RFC 9562)' });
 
 /** RFC 3339 timestamp with offset, e.g. `2026-11-21T15:18:04.123Z`. */
 export const Timestamp = z.iso.datetime({ offset: true });
 
-/** Guard decisions (DESIGN.md "Guard decision"). */
+/** Guard decisions (docs/architecture.md#guard-decision). */
 export const Decision = z.enum(['allow', 'warn', 'block', 'require_approval']);
 export type Decision = z.infer<typeof Decision>;
 
-/** Severity rank of a decision: block > require_approval > warn > allow (DESIGN.md). */
+/** Severity rank of a decision: block > require_approval > warn > allow (docs/architecture.md#guard-decision). */
 export const DECISION_SEVERITY: Readonly<Record<Decision, number>> = {
   allow: 0,
   warn: 1,
@@ -28,7 +28,7 @@ export const DECISION_SEVERITY: Readonly<Record<Decision, number>> = {
 export const Mode = z.enum(['monitor', 'enforce']);
 export type Mode = z.infer<typeof Mode>;
 
-/** Ordered risk levels: low < medium < high < critical (DESIGN.md "Risk levels"). */
+/** Ordered risk levels: low < medium < high < critical (docs/architecture.md#risk-levels). */
 export const RiskLevel = z.enum(['low', 'medium', 'high', 'critical']);
 export type RiskLevel = z.infer<typeof RiskLevel>;
 
@@ -48,7 +48,7 @@ export function mostSevere(decisions: Iterable<Decision>, fallback: Decision): D
 }
 
 /**
- * Maps a policy decision through the client's mode (DESIGN.md "Guard decision"): in enforce mode
+ * Maps a policy decision through the client's mode (docs/architecture.md#guard-decision): in enforce mode
  * the effective decision equals the policy decision; in monitor mode it is `allow` for `allow`
  * and `warn` for everything else.
  */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ClientId, Decision, JsonObject, Mode, RiskLevel, Timestamp, Uuid } from './common';
 
-/** A guardrail that matched an evaluation (DESIGN.md "Guard decision"). */
+/** A guardrail that matched an evaluation (docs/architecture.md#guard-decision). */
 export const MatchedGuardrail = z
   .object({
     policyId: z.string(),
@@ -34,7 +34,7 @@ const ErrorInfo = z.object({
   type: z.string().max(200).optional(),
 });
 
-/** Payload schema of every event type (DESIGN.md "Event types": `agent.<noun>.<verb-past>`). */
+/** Payload schema of every event type (docs/architecture.md#event-types: `agent.<noun>.<verb-past>`). */
 export const EventData = {
   'agent.session.started': z.object({
     inputSummary: z.string().max(10_000).optional(),
@@ -118,7 +118,7 @@ export const EventData = {
   }),
 } as const;
 
-/** Every event type, in the order of DESIGN.md. */
+/** Every event type, in the order of docs/architecture.md#event-types. */
 export type EventType = keyof typeof EventData;
 export const EVENT_TYPES = Object.keys(EventData) as EventType[];
 export const EventTypeSchema = z.enum(EVENT_TYPES as [EventType, ...EventType[]]);
@@ -130,7 +130,7 @@ export const RUN_SCOPED_TYPES: ReadonlySet<EventType> = new Set<EventType>([
 ]);
 
 /**
- * Fields shared by every event (DESIGN.md "Event envelope"):
+ * Fields shared by every event (docs/architecture.md#event-envelope):
  * `{ id, type, time, sessionId, runId?, parentId?, agentId, agentVersionId, sequence, data }`.
  * `sequence` is a per-session counter set by the client (starting at 1) so gaps show lost events.
  */

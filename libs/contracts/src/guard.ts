@@ -5,7 +5,7 @@ import { MatchedGuardrail, Resource } from './events';
 /**
  * `POST /v1/guardrails/evaluate` body: the call an agent is about to make. Policy conditions read
  * `action.type`, `action.name`, `resource.type`, `resource.environment`, `tool.name`, `riskLevel`,
- * `agent.key` and paths into `arguments` (DESIGN.md "Guardrail policies").
+ * `agent.key` and paths into `arguments` (docs/architecture.md#guardrail-policies).
  */
 export const GuardRequest = z
   .object({
@@ -39,7 +39,7 @@ export const ApprovalRef = z
 
 /**
  * `POST /v1/guardrails/evaluate` response (200). `policyDecision` is the most severe matched
- * decision (or the project default); `effectiveDecision` applies the mode (DESIGN.md).
+ * decision (or the project default); `effectiveDecision` applies the mode (docs/architecture.md#guard-decision).
  */
 export const GuardDecision = z
   .object({

@@ -1,6 +1,6 @@
 /**
  * @agent-warden/contracts — the single source of truth for wire bodies, event types, topics and
- * the CloudEvents mapping (DESIGN.md "Contracts"). Everything here is pure: no I/O.
+ * the CloudEvents mapping (docs/architecture.md#contracts). Everything here is pure: no I/O.
  */
 export * from './common';
 export * from './identify';

@@ -3,7 +3,7 @@ import { Timestamp, Uuid } from './common';
 import { PolicyInput } from './policy';
 
 /**
- * Runtime intelligence of one session (DESIGN.md "Runtime intelligence"). Every event id cited
+ * Runtime intelligence of one session (docs/architecture.md#runtime-intelligence). Every event id cited
  * anywhere in it (`eventIds`, `evidenceEventIds`) is the id of a stored event of THAT session —
  * the analysers only cite what they read, and the LLM narrative's citations are filtered.
  */

@@ -19,8 +19,8 @@ const noQueue = {
 };
 
 /**
- * Runtime intelligence of a session and the guardrail recommendations (DESIGN.md "Runtime
- * intelligence", services/api README). Reads need the read capability; regeneration, the failed
+ * Runtime intelligence of a session and the guardrail recommendations (docs/architecture.md#runtime-intelligence,
+ * services/api README). Reads need the read capability; regeneration, the failed
  * jobs and decisions on recommendations need admin.
  */
 export const intelligencePaths = {

@@ -5,7 +5,7 @@ import { MatchNode, PolicyInput } from './policy';
 
 /**
  * Bodies of the policy management API (`/v1/policies…`, `/v1/projects/current/settings`,
- * `/v1/audit`, dry run and backtest; DESIGN.md "Guardrail policies"). Policy bodies are checked
+ * `/v1/audit`, dry run and backtest; docs/architecture.md#guardrail-policies). Policy bodies are checked
  * by `validatePolicy` of `@agent-warden/policy`, which gives exact paths inside the match tree;
  * `PolicyInput` here documents the shape.
  */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Decision } from './common';
 
-/** Fields a leaf condition may read (DESIGN.md "Guardrail policies"); `arguments.<path>` reads the call's arguments. */
+/** Fields a leaf condition may read (docs/architecture.md#guardrail-policies); `arguments.<path>` reads the call's arguments. */
 export const POLICY_FIELDS = [
   'action.type',
   'action.name',
@@ -49,7 +49,7 @@ export const PolicyApproval = z.object({
   onTimeout: z.enum(['deny', 'approve']).default('deny'),
 });
 
-/** A policy as data (DESIGN.md "Guardrail policies"). */
+/** A policy as data (docs/architecture.md#guardrail-policies). */
 export const PolicyInput = z
   .object({
     name: z.string().min(1).max(200),

@@ -1,11 +1,11 @@
 /**
- * Every job queue and its job payload in one place (STYLE.md: name → payload map), so a producer
+ * Every job queue and its job payload in one place (docs/conventions.md#layout: name → payload map), so a producer
  * or a processor with the wrong payload fails to compile. Payloads are plain JSON: they cross Redis
  * (BullMQ) as JSON, so use strings for times and ids, never `Date`, `Map` or class instances.
  */
 export const QUEUES = {
   /**
-   * A session is ready for runtime intelligence (DESIGN.md "Runtime intelligence"). The projector
+   * A session is ready for runtime intelligence (docs/architecture.md#runtime-intelligence). The projector
    * schedules one debounced job per session (debounce key = `projectId:sessionId`); the
    * intelligence worker computes a new `SessionIntelligence` version.
    */

@@ -4,7 +4,7 @@ import type { GuardRequest } from './guard';
 import type { MatchedGuardrail } from './events';
 
 /**
- * Every topic and its record payload in one place (STYLE.md: name → payload map), so a publisher
+ * Every topic and its record payload in one place (docs/conventions.md#layout: name → payload map), so a publisher
  * or a handler with the wrong payload fails to compile.
  */
 export const TOPICS = {
@@ -103,7 +103,7 @@ export interface TopicPayloads {
   'policy-changes': PolicyChangeNotice;
 }
 
-/** One record to publish: key decides the partition (DESIGN.md: key = sessionId for agent events). */
+/** One record to publish: key decides the partition (docs/architecture.md#kafka-topics: key = sessionId for agent events). */
 export interface TopicMessage<T extends TopicName> {
   key: string;
   value: TopicPayloads[T];

@@ -20,7 +20,7 @@ const base = () => ({
   sequence: 1,
 });
 
-describe('decision semantics (DESIGN.md "Guard decision")', () => {
+describe('decision semantics (docs/architecture.md#guard-decision)', () => {
   test('most severe: block > require_approval > warn > allow, default when nothing matched', () => {
     const order: Decision[] = ['allow', 'warn', 'require_approval', 'block'];
     for (let i = 0; i < order.length; i++)

@@ -14,7 +14,7 @@ function canonicalJson(v: unknown): string {
   return JSON.stringify(v);
 }
 
-/** Version string used when none is given: `meta-<first 12 hex of sha256(canonical metadata)>` (DESIGN.md). */
+/** Version string used when none is given: `meta-<first 12 hex of sha256(canonical metadata)>` (docs/architecture.md#identify). */
 export function versionFromMetadata(metadata: Record<string, unknown> | undefined): string {
   return `meta-${createHash('sha256')
     .update(canonicalJson(metadata ?? {}))
@@ -27,7 +27,7 @@ function isUniqueViolation(err: unknown): boolean {
 }
 
 /**
- * Registers an agent identity and version; idempotent (DESIGN.md "Identify"): the same
+ * Registers an agent identity and version; idempotent (docs/architecture.md#identify): the same
  * (project, agent.key) and version give the same ids, also under concurrent calls.
  */
 export async function identifyAgent(

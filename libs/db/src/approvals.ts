@@ -56,7 +56,7 @@ const isClient = (db: PrismaClient | Prisma.TransactionClient): db is PrismaClie
   typeof (db as { $transaction?: unknown }).$transaction === 'function';
 
 /**
- * Creates a pending approval (DESIGN.md "Approvals") and its creation transition (`null → pending`,
+ * Creates a pending approval (docs/architecture.md#approvals) and its creation transition (`null → pending`,
  * actor `gateway`) in one transaction. Inside a caller's interactive transaction (`db` without
  * `$transaction`) both writes join it.
  */

@@ -18,7 +18,7 @@ import { createPolicy, PolicyNameConflictError } from './policy-admin';
 export type { Recommendation, SessionIntelligence };
 
 /**
- * Runtime intelligence storage (DESIGN.md "Runtime intelligence"): what the worker reads about a
+ * Runtime intelligence storage (docs/architecture.md#runtime-intelligence): what the worker reads about a
  * session, the versioned `session_intelligence` rows with their recommendations, and the decisions
  * people take on recommendations. Every query is scoped to one project.
  */

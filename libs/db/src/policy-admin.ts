@@ -7,7 +7,7 @@ import { withProjectLock } from './policy-tx';
 export type { Policy, PolicyVersion };
 
 /**
- * Writes to a project's policies (DESIGN.md "Guardrail policies"). Every write runs in one
+ * Writes to a project's policies (docs/architecture.md#guardrail-policies). Every write runs in one
  * transaction under the project's advisory lock, bumps the policy's `version` (except a delete),
  * keeps the new version in `policy_versions` and writes an `audit_log` record. Inputs are
  * validated policies (`validatePolicy` of `@agent-warden/policy`). Names are unique per project

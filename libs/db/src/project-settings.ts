@@ -5,7 +5,7 @@ import { withProjectLock } from './policy-tx';
 
 /** Settings of a project that the guardrails use. */
 export interface ProjectSettingsRecord {
-  /** Decision when no enabled policy matches (DESIGN.md "Guard decision"; `allow` unless set). */
+  /** Decision when no enabled policy matches (docs/architecture.md#guard-decision; `allow` unless set). */
   defaultDecision: Decision;
 }
 

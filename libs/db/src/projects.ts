@@ -1,7 +1,7 @@
 import { newId } from '@agent-warden/contracts';
 import type { PrismaClient } from './client';
 
-/** Scopes an API key may carry (DESIGN.md "Auth"). */
+/** Scopes an API key may carry (docs/architecture.md#auth). */
 export type KeyScope = 'ingest' | 'read' | 'admin';
 
 /** SHA-256 hex digest helper is injected to keep libs/db free of HTTP concerns. */

@@ -6,7 +6,7 @@ import { withProjectLock } from './policy-tx';
 
 export type { User };
 
-/** Roles of people (DESIGN.md "Auth"). */
+/** Roles of people (docs/architecture.md#auth). */
 export type UserRole = 'viewer' | 'approver' | 'admin';
 
 /**

@@ -2,10 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import { forbidden, unauthenticated } from './errors';
 
-/** API key scopes (DESIGN.md "Auth"). */
+/** API key scopes (docs/architecture.md#auth). */
 export type Scope = 'ingest' | 'read' | 'admin';
 
-/** Roles of people signed in with the session cookie (DESIGN.md "Auth"). */
+/** Roles of people signed in with the session cookie (docs/architecture.md#auth). */
 export type Role = 'viewer' | 'approver' | 'admin';
 
 /**

@@ -1,7 +1,7 @@
 import { ERROR_CODES, type ErrorCode, type ValidationIssue } from '@agent-warden/contracts';
 
 /**
- * The one error hierarchy of the services (STYLE.md "Errors and logs"): a stable `code` from
+ * The one error hierarchy of the services (docs/conventions.md#errors-and-logs): a stable `code` from
  * {@link ERROR_CODES}, its HTTP status, and whether a client should retry.
  */
 export class AppError extends Error {

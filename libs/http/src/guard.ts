@@ -4,7 +4,7 @@ import { forbidden, unauthenticated } from './errors';
 import type { SessionTokens } from './session';
 
 /**
- * What a route needs (DESIGN.md "Auth"):
+ * What a route needs (docs/architecture.md#auth):
  * - `read`: people of any role; keys with `read` or `admin`
  * - `approve`: people with `approver` or `admin`; keys with `admin`
  * - `admin`: people with `admin`; keys with `admin`

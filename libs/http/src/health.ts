@@ -3,7 +3,7 @@ import { AppError } from './errors';
 
 /**
  * `/health` (alive: 200 while the process serves HTTP) and `/ready` (can serve: 200 while
- * `isReady()` is true, else 503 problem). Shutdown flips readiness first (STYLE.md "Start-up").
+ * `isReady()` is true, else 503 problem). Shutdown flips readiness first (docs/conventions.md#start-up-and-shutdown).
  */
 export function healthRouter(isReady: () => boolean | Promise<boolean>): Router {
   const r = Router();

@@ -31,7 +31,7 @@ const ISSUER = 'agent-warden';
 const AUDIENCE = 'agent-warden:dashboard';
 
 /**
- * Session tokens of people (DESIGN.md "Auth"): an HS256 JWT (jsonwebtoken) in the cookie
+ * Session tokens of people (docs/architecture.md#auth): an HS256 JWT (jsonwebtoken) in the cookie
  * `warden_session` (httpOnly, SameSite=Lax, Path=/, Max-Age = the token's lifetime, Secure per
  * {@link SessionOptions.secure}). Stateless: a token stays valid until it expires, so the guard
  * re-reads the user on each request (a disabled user or a changed role takes effect at once).

@@ -13,7 +13,7 @@ export interface HealthServer {
 }
 
 /**
- * Serves `/health` and `/ready` on `port` (STYLE.md "Start-up and shutdown"); port 0 means no
+ * Serves `/health` and `/ready` on `port` (docs/conventions.md#start-up-and-shutdown); port 0 means no
  * health server at all (tests and embedded uses). `/ready` answers 503 until `setReady(true)`.
  * Rejects when the port is taken.
  */

@@ -10,7 +10,7 @@ import type { SessionInput } from './types';
 export const DETERMINISTIC_GENERATOR = 'deterministic';
 
 /**
- * Explains one session (DESIGN.md "Runtime intelligence"): summary with figures, story timeline,
+ * Explains one session (docs/architecture.md#runtime-intelligence): summary with figures, story timeline,
  * action items and guardrail recommendations (draft policies, always `enabled: false`). Pure and
  * deterministic: the same input gives the same output; every event id it cites is the id of one of
  * `input.events`. Never throws for an input of the documented shape.

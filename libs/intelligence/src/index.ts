@@ -1,6 +1,5 @@
 /**
- * @agent-warden/intelligence — runtime intelligence of a session (DESIGN.md "Runtime
- * intelligence"): deterministic analysers (`analyseSession`) and the optional LLM narrative.
+ * @agent-warden/intelligence — runtime intelligence of a session (docs/architecture.md#runtime-intelligence): deterministic analysers (`analyseSession`) and the optional LLM narrative.
  * Pure apart from the narrative's HTTP call; no database access (the worker loads the input).
  */
 export * from './types';

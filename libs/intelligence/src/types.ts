@@ -34,7 +34,7 @@ export interface AnalysisRun {
   endedAt: string | null;
 }
 
-/** A stored event of the session, in the envelope's form (DESIGN.md "Event envelope"). */
+/** A stored event of the session, in the envelope's form (docs/architecture.md#event-envelope). */
 export interface AnalysisEvent {
   id: string;
   type: EventType;

@@ -5,7 +5,7 @@ export type { Logger };
 /**
  * Creates the root structured logger of a service (pino, JSON lines on stdout). Use
  * `logger.child({ component })` per component; log a fixed message plus fields, never a message
- * built by string interpolation (STYLE.md "Errors and logs").
+ * built by string interpolation (docs/conventions.md#errors-and-logs).
  * @param options.name service name, written as `service` on every line
  * @param options.level pino level (`fatal`…`trace`, or `silent`); default `info`
  */

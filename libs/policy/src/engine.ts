@@ -28,7 +28,7 @@ export interface Engine {
   /** The enabled policies, most severe first, then by name. */
   readonly compiled: readonly CompiledPolicy[];
   /**
-   * Decides one guarded call (DESIGN.md "Guard decision"). Pure and synchronous; never throws for
+   * Decides one guarded call (docs/architecture.md#guard-decision). Pure and synchronous; never throws for
    * an object input, whatever its contents (missing or mistyped parts just fail their conditions).
    * `mode` only changes `effectiveDecision` (monitor: `allow` stays `allow`, anything else is
    * `warn`); `wouldBlock` / `wouldRequireApproval` always describe `policyDecision`.
@@ -181,7 +181,7 @@ function build(
 
 /**
  * Builds an engine over the enabled policies of `policies` (disabled ones are skipped without
- * being compiled). Precedence (DESIGN.md "Guard decision"): `policyDecision` is the most severe
+ * being compiled). Precedence (docs/architecture.md#guard-decision): `policyDecision` is the most severe
  * matched decision, block > require_approval > warn > allow, or `options.defaultDecision`
  * (`allow` unless set) when nothing matches; `effectiveDecision` maps it through the mode.
  * `approval` is present exactly when `policyDecision` is `require_approval`: the shortest

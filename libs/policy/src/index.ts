@@ -1,5 +1,5 @@
 /**
- * @agent-warden/policy — the guardrail engine (DESIGN.md "Guardrail policies", "Guard decision").
+ * @agent-warden/policy — the guardrail engine (docs/architecture.md#guardrail-policies, docs/architecture.md#guard-decision).
  * Pure and synchronous, no I/O: validate a policy body, compile policies once into closures, and
  * decide guarded calls in memory on the gateway's hot path. Dry runs and backtests use
  * `evaluateOne` on a compiled draft.

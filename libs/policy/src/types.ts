@@ -10,13 +10,13 @@ export interface PolicyIssue {
 export interface StoredApproval {
   /** Seconds a person has to decide before the timeout outcome applies. Default 300. */
   timeoutSeconds?: number;
-  /** Outcome when nobody decides in time. Default `deny` (fail closed, DESIGN.md "Approvals"). */
+  /** Outcome when nobody decides in time. Default `deny` (fail closed, docs/architecture.md#approvals). */
   onTimeout?: 'deny' | 'approve';
 }
 
 /**
  * A policy as the store keeps it: the validated `PolicyInput` plus its server id and version
- * (DESIGN.md "Guardrail policies": a change bumps the version; evaluations name the version).
+ * (docs/architecture.md#guardrail-policies: a change bumps the version; evaluations name the version).
  */
 export interface StoredPolicy {
   id: string;
@@ -85,7 +85,7 @@ export interface CompiledPolicy {
 
 /** Options of `createEngine`. */
 export interface EngineOptions {
-  /** Decision when no enabled policy matches (DESIGN.md: the project's default, `allow` unless set). */
+  /** Decision when no enabled policy matches (docs/architecture.md#guard-decision: the project's default, `allow` unless set). */
   defaultDecision?: Decision;
   /**
    * Index policies by the tool names they are restricted to, so a call only evaluates the policies
@@ -101,7 +101,7 @@ export interface EngineApproval extends ApprovalSettings {
   policyId?: string;
 }
 
-/** What the engine decided for one input (DESIGN.md "Guard decision"). */
+/** What the engine decided for one input (docs/architecture.md#guard-decision). */
 export interface EngineResult {
   /** Most severe matched decision (block > require_approval > warn > allow), or the default. */
   policyDecision: Decision;

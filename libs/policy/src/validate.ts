@@ -229,7 +229,7 @@ export type PolicyValidation = { ok: true; policy: PolicyInput } | { ok: false; 
  * semantics, for the policy API and the dashboard's editor.
  *
  * Errors carry the dot path of the offending part and a message, ready for a problem+json
- * `errors` list (DESIGN.md "Errors"), e.g. `{ path: 'match.all.1.value', message: 'Invalid regular
+ * `errors` list (docs/architecture.md#errors), e.g. `{ path: 'match.all.1.value', message: 'Invalid regular
  * expression: /(/: Unterminated group' }`. Checked beyond the schema:
  * - fields: the fixed fields or `arguments.<path>`; the message lists the allowed ones;
  * - values per op: `eq` / `contains` a string, number or boolean (`contains` non-empty); `in` a

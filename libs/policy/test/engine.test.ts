@@ -98,7 +98,7 @@ describe('default decision', () => {
   });
 });
 
-describe('modes (DESIGN.md "Guard decision")', () => {
+describe('modes (docs/architecture.md#guard-decision)', () => {
   const expected: Record<Mode, Record<Decision, Decision>> = {
     enforce: { allow: 'allow', warn: 'warn', require_approval: 'require_approval', block: 'block' },
     monitor: { allow: 'allow', warn: 'warn', require_approval: 'warn', block: 'warn' },

@@ -1,6 +1,6 @@
 /**
  * @agent-warden/queue — the job queue interface (`enqueue` / `process`) with a BullMQ (Redis)
- * implementation for the stack and an in-process one for standalone mode (DESIGN.md "Two ways to run").
+ * implementation for the stack and an in-process one for standalone mode (docs/architecture.md#two-ways-to-run).
  */
 export * from './types';
 export { BullMqJobQueue, type BullMqJobQueueOptions } from './bullmq';

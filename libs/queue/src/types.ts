@@ -81,7 +81,7 @@ export interface FailedJob<N extends QueueName = QueueName> {
 }
 
 /**
- * The job queue: `enqueue` / `process` (DESIGN.md "Two ways to run"). Two implementations:
+ * The job queue: `enqueue` / `process` (docs/architecture.md#two-ways-to-run). Two implementations:
  * BullMQ on Redis (stack) and in-process (standalone); nothing above them knows which one runs.
  * Queue names and payload types come from `QueuePayloads` in `@agent-warden/contracts`.
  * Delivery is at least once: handlers must be idempotent.

@@ -38,7 +38,7 @@ interface Call {
 }
 
 /**
- * The behaviour every {@link JobQueue} implementation must have (DESIGN.md "Two ways to run":
+ * The behaviour every {@link JobQueue} implementation must have (docs/architecture.md#two-ways-to-run:
  * nothing above the queue knows which one runs). `factory` gives a fresh, isolated queue per test.
  */
 export function describeJobQueueContract(label: string, factory: () => Promise<QueueHarness>): void {

@@ -11,7 +11,7 @@ export const RECORDER_DEFAULTS = {
 } as const;
 
 /**
- * Gateway configuration, parsed once at start (STYLE.md "Start-up").
+ * Gateway configuration, parsed once at start (docs/conventions.md#start-up-and-shutdown).
  *
  * | variable | default | meaning |
  * |---|---|---|

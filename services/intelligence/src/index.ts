@@ -1,6 +1,6 @@
 /**
  * @agent-warden/intelligence-service — the BullMQ worker that turns a ready session into a new
- * version of its runtime intelligence (DESIGN.md "Runtime intelligence").
+ * version of its runtime intelligence (docs/architecture.md#runtime-intelligence).
  */
 export { start, startIntelligenceWorker, type RunningIntelligence } from './start';
 export { IntelligenceConfig, WorkerEnv } from './config';

@@ -7,7 +7,7 @@ export type ReadinessVerdict =
   | { ready: false; because: 'run_still_running' | 'no_events' };
 
 /**
- * The readiness rule, checked when a `session-ready` job runs (DESIGN.md "Runtime intelligence"):
+ * The readiness rule, checked when a `session-ready` job runs (docs/architecture.md#runtime-intelligence):
  * a session is ready when it has ended (`agent.session.ended` stored), or when no run is still
  * running — the job itself only runs once the quiet period passed without new events, because every
  * projected batch pushes the debounced job back. A `manual` request is always served (when the

@@ -20,7 +20,7 @@ import { IntEnv, ListEnv } from '@agent-warden/config';
  * | `LOG_LEVEL` | info | pino level |
  */
 /**
- * Readiness settings (DESIGN.md "Runtime intelligence"), shared with the standalone service:
+ * Readiness settings (docs/architecture.md#runtime-intelligence), shared with the standalone service:
  * `WARDEN_SESSION_QUIET_MS` (ms, default 60 000) and `WARDEN_SESSION_ENDED_DELAY_MS` (ms, default 2000).
  */
 export const ReadinessEnv = z.object({

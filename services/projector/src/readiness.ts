@@ -5,7 +5,7 @@ import type { JobQueue } from '@agent-warden/queue';
 import type { AfterWrite } from './handler';
 import type { ProjectedEvent } from './types';
 
-/** Delays of the readiness jobs (DESIGN.md "Runtime intelligence"), ms. */
+/** Delays of the readiness jobs (docs/architecture.md#runtime-intelligence), ms. */
 export interface ReadinessDelays {
   /** After the batch that stored a session's `agent.session.ended` (a short debounce). */
   endedDelayMs: number;

@@ -162,7 +162,7 @@ function upsertRuns(tx: Prisma.TransactionClient, rows: RunAgg[]) {
 }
 
 /**
- * Stores a batch in one transaction, idempotently (STYLE.md "Ingestion"): events are inserted with
+ * Stores a batch in one transaction, idempotently (docs/architecture.md#exactly-once): events are inserted with
  * `ON CONFLICT DO NOTHING` on their id ({@link insertEvents}), and session counters, runs and evaluations are derived only
  * from the events this write actually inserted — so a re-delivered batch changes nothing and every
  * event is stored exactly once. Throws on any database error (the caller retries or isolates).

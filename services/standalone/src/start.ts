@@ -34,7 +34,7 @@ export interface RunningStandalone {
 }
 
 /**
- * Starts gateway, projector and api in one process (DESIGN.md "Standalone"): PostgreSQL embedded
+ * Starts gateway, projector and api in one process (docs/architecture.md#two-ways-to-run): PostgreSQL embedded
  * with PGlite behind pglite-socket (or `DATABASE_URL`), migrations applied, the in-process bus
  * instead of Kafka, one HTTP port. Shutdown order: fail /ready, stop HTTP, stop consuming, close
  * the database, stop the embedded server.

@@ -7,7 +7,7 @@ import { silentLogger, type DbLogger } from '../migrate/logger';
 import { StatementQueue } from './statement-queue';
 
 /**
- * Embedded PostgreSQL for the standalone mode (DESIGN.md "Two ways to run"): PGlite (PostgreSQL
+ * Embedded PostgreSQL for the standalone mode (docs/architecture.md#two-ways-to-run): PGlite (PostgreSQL
  * compiled to WebAssembly, in this process) served on a local TCP port by pglite-socket, so the
  * `pg` driver, Prisma's `@prisma/adapter-pg` and every SQL path run unchanged.
  *

@@ -11,7 +11,7 @@ export const DEFAULT_MAX_FACTS_CHARS = 16_000;
 
 /**
  * Configuration of the LLM narrative. The narrative is on only when `apiKey` or `baseUrl` is set
- * (DESIGN.md "Runtime intelligence": an OpenAI-compatible endpoint is optional).
+ * (docs/architecture.md#runtime-intelligence: an OpenAI-compatible endpoint is optional).
  */
 export interface NarratorConfig {
   /** Bearer key of the endpoint (`OPENAI_API_KEY`). Optional for local endpoints that need none. */

@@ -1,5 +1,5 @@
 /**
- * The optional LLM narrative (DESIGN.md "Runtime intelligence"): the model rewrites the texts of a
+ * The optional LLM narrative (docs/architecture.md#runtime-intelligence): the model rewrites the texts of a
  * deterministic draft from its structured facts; citations are checked against the session.
  */
 export { createNarrator, type Narrator } from './narrator';

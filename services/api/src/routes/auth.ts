@@ -13,7 +13,7 @@ const sessionUser = (u: User) => ({
 });
 
 /**
- * People's sign-in (DESIGN.md "Auth"): `POST /v1/auth/login` checks email and password (the same
+ * People's sign-in (docs/architecture.md#auth): `POST /v1/auth/login` checks email and password (the same
  * 401 for an unknown email, a wrong password and a disabled user; an unknown email costs a scrypt
  * too) and sets the `warden_session` cookie; `POST /v1/auth/logout` clears it (204);
  * `GET /v1/auth/me` answers the signed-in person (401 without a valid cookie). Login and logout

@@ -78,7 +78,7 @@ function inputOf(call: StoredToolCall): EvaluationInput {
 }
 
 /**
- * Dry run and backtest of a policy (DESIGN.md "Guardrail policies": a policy can be tried before
+ * Dry run and backtest of a policy (docs/architecture.md#guardrail-policies: a policy can be tried before
  * it is enabled). `admin` scope; nothing is stored.
  */
 export function backtestRouter(deps: { auth: RequestHandler; db: PrismaClient }): Router {

@@ -15,7 +15,7 @@ import type { JobQueue } from '@agent-warden/queue';
 const MANUAL_DELAY_MS = 100;
 
 /**
- * Runtime intelligence of a session (DESIGN.md "Runtime intelligence"): the latest version (or
+ * Runtime intelligence of a session (docs/architecture.md#runtime-intelligence): the latest version (or
  * `?version=N`) and the list of versions (read scope); a regeneration on demand (admin scope: a
  * `session-ready` job with reason `manual`, answered 202, which takes the place of a pending
  * readiness job of the session); and the failed jobs of the project (admin scope). Without a job

@@ -108,7 +108,7 @@ const listCursor = {
 const VersionParam = z.coerce.number().int().min(1).max(2_147_483_647);
 
 /**
- * Policy management (DESIGN.md "Guardrail policies"; docs/guardrails.md): CRUD with versions,
+ * Policy management (docs/architecture.md#guardrail-policies; docs/guardrails.md): CRUD with versions,
  * enable/disable, soft delete, import/export, the project's default decision and the audit log.
  * Reads need `read`, writes and the audit log `admin`. Every query is filtered by the key's project.
  */

@@ -10,7 +10,7 @@ import { AppError, actorOf, notFound, parseOr400, principalOf } from '@agent-war
 import { decodeCursor, toPage } from '../cursor';
 
 /**
- * Guardrail recommendations across sessions (DESIGN.md "Runtime intelligence"): a list newest first
+ * Guardrail recommendations across sessions (docs/architecture.md#runtime-intelligence): a list newest first
  * with filters and keyset paging (read scope), and a decision (admin scope): `dismissed`, or
  * `accepted`, which creates the recommendation's policy as a DISABLED draft (a person backtests and
  * enables it) and links it (`policyId`). A recommendation is decided once: a second decision is 409

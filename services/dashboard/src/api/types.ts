@@ -60,7 +60,7 @@ export type {
   SessionIntelligenceView,
 };
 
-/** Roles of people (DESIGN.md "Auth"). */
+/** Roles of people (docs/architecture.md#auth). */
 export type Role = 'viewer' | 'approver' | 'admin';
 
 /** The signed-in person (`GET /v1/auth/me`), and a person as admins list them. */

@@ -4,8 +4,8 @@ import type { Logger } from '@agent-warden/observability';
 import { createEngine, type Engine, type StoredPolicy } from '@agent-warden/policy';
 
 /**
- * Holds one compiled engine per project, in memory (DESIGN.md: policies compiled once, held by
- * each gateway). Reloads from PostgreSQL when the policy fingerprint changes, checked every
+ * Holds one compiled engine per project, in memory (docs/architecture.md#guardrail-policies: policies
+ * compiled once, held by each gateway). Reloads from PostgreSQL when the policy fingerprint changes, checked every
  * `refreshMs` (ms) — the guarantee that a change reaches every gateway within about a second —
  * and at once on {@link wake} (a `policy-changes` hint from Kafka; docs/decisions.md "Policy
  * changes reach gateways…"). Checks never overlap: a wake during a check runs one more after it.

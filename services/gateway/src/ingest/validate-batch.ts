@@ -15,7 +15,7 @@ export interface BatchValidation {
 }
 
 /**
- * Validates each item against the AgentEvent union (STYLE.md "Ingestion"): an invalid item is
+ * Validates each item against the AgentEvent union (docs/conventions.md#ingestion): an invalid item is
  * rejected with its index, id, a stable code and the offending paths (prefixed `events.<i>`);
  * the others stay valid. Items larger than `maxEventBytes` (JSON bytes) are `event_too_large`;
  * `bodyBytes` (the request body's length) lets small bodies skip that measurement.

@@ -8,7 +8,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * `GET /v1/approvals/{id}?waitSeconds=N`: answers at once when the approval is decided, else
  * re-reads it every `pollMs` (ms) until it is decided, its deadline passes (the timeout outcome is
- * applied) or `waitSeconds` have gone by, then answers its current state (DESIGN.md "Approvals").
+ * applied) or `waitSeconds` have gone by, then answers its current state (docs/architecture.md#approvals).
  * Reading PostgreSQL makes a decision taken through any api or gateway process visible here.
  */
 export function approvalsRouter(deps: { auth: RequestHandler; db: PrismaClient; pollMs?: number }): Router {

@@ -12,7 +12,7 @@ import type { AgentDirectory } from '../agent-directory';
 import { unavailable, type EvaluationSink } from '../guard/evaluation-recorder';
 import type { PolicyStore } from '../guard/policy-store';
 
-/** Path of the guard check (DESIGN.md "Guard decision"). */
+/** Path of the guard check (docs/architecture.md#guard-decision). */
 export const EVALUATE_PATH = '/v1/guardrails/evaluate';
 
 /**
@@ -20,7 +20,7 @@ export const EVALUATE_PATH = '/v1/guardrails/evaluate';
  * evaluates the project's policies in memory, creates a pending approval for enforce-mode
  * `require_approval` (not for dry runs), hands the evaluation record to `evaluations` (the
  * gateway's buffered recorder publishes it on `guardrail-evaluations` off the request path;
- * standalone writes it through) and answers the decision (DESIGN.md "Guard decision"). 400 with
+ * standalone writes it through) and answers the decision (docs/architecture.md#guard-decision). 400 with
  * the offending path for a bad body, 403 for another project's agent, 503
  * `event_log_unavailable` when the sink cannot take the record.
  */
