@@ -3,8 +3,10 @@
  *
  *   contracts                      wire bodies, events, topics: imports no workspace package
  *   config, observability          foundation: may import contracts only
- *   db, bus, queue, http,          storage, transport, HTTP plumbing, engine, analysers:
- *   policy, intelligence           contracts + foundation, never each other
+ *   embedded-postgres              PGlite behind a Postgres-protocol socket: foundation only
+ *   migrations                     the migration runner and CLI: foundation + embedded-postgres
+ *   db, bus, queue, http,          data access, transport, HTTP plumbing, engine, analysers:
+ *   policy, intelligence           contracts + foundation, never each other (nor the two above)
  *   services/*                     any lib, never another service
  *   services/standalone            the composition root of `npm start`: may import the services
  *   clients/typescript             contracts only (it ships to users)
@@ -13,7 +15,7 @@
  * nothing may form a cycle. Why: docs/decisions.md "Layers are
  * checked by lint". `test/layering.test.ts` shows each rule fires on a made-up tree.
  */
-const DOMAIN = '(db|bus|queue|http|policy|intelligence)';
+const DOMAIN = '(db|bus|queue|http|policy|intelligence|embedded-postgres)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -46,7 +48,18 @@ module.exports = {
         'Storage, transport, HTTP, engine and analysers do not import each other (e.g. libs/db must not ' +
         'depend on the analysers above it): shared types go to libs/contracts.',
       from: { path: `^libs/${DOMAIN}/src/` },
-      to: { path: `^libs/${DOMAIN}/`, pathNot: '^libs/$1/' },
+      to: { path: `^libs/(${DOMAIN.slice(1, -1)}|migrations)/`, pathNot: '^libs/$1/' },
+    },
+    {
+      name: 'migrations-above-embedded-postgres',
+      severity: 'error',
+      comment:
+        'The migration tooling may use the embedded PostgreSQL (to diff schemas) and the foundation, nothing else.',
+      from: { path: '^libs/migrations/src/' },
+      to: {
+        path: '^(libs|services|clients)/',
+        pathNot: '^libs/(migrations|embedded-postgres|contracts|config|observability)/',
+      },
     },
     {
       name: 'libs-never-import-services',

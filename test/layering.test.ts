@@ -109,6 +109,20 @@ describe('layering rules (npm run lint)', () => {
     ]);
   });
 
+  it('keeps the migration tooling above the embedded PostgreSQL and data access beside both', () => {
+    const v = cruise({
+      ...lib('embedded-postgres'),
+      ...lib('migrations', ['../../embedded-postgres/src/index']),
+      ...lib('db', ['../../migrations/src/index']),
+      ...lib('policy'),
+      'libs/migrations/src/cli.ts': "export * from '../../policy/src/index';\n",
+    });
+    expect(v.map((x) => [x.rule.name, x.from]).sort()).toEqual([
+      ['domain-libs-are-siblings', 'libs/db/src/index.ts'],
+      ['migrations-above-embedded-postgres', 'libs/migrations/src/cli.ts'],
+    ]);
+  });
+
   it('rejects a cycle', () => {
     const v = cruise({
       'libs/policy/src/a.ts': "import { b } from './b';\nexport const a = () => b;\n",
