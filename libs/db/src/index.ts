@@ -18,6 +18,7 @@ export * from './tool-call-scan';
 export * from './session-search';
 export * from './event-search';
 export * from './agent-detail';
+export * from './session-reads';
 export * from './guardrail-stats';
 export * from './intelligence';
 export { withProjectLock } from './policy-tx';
