@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { migrate } from '@agent-warden/db';
+import { migrate } from '@agent-warden/migrations';
 import { randomSuffix, requireEnv } from './env';
 
 /** A fresh, migrated database for one test file, and how to drop it. */

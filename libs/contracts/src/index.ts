@@ -18,5 +18,6 @@ export * from './ids';
 export { buildOpenApiDocument } from './openapi';
 export * from './queues';
 export * from './intelligence';
+export * from './analysis';
 export * from './auth';
 export * from './approvals-inbox';

@@ -1,4 +1,8 @@
-/** @agent-warden/db — Prisma client factory, repositories, migrations and embedded PostgreSQL. */
+/**
+ * @agent-warden/db — data access: the Prisma client factory and the repositories (every query of the
+ * service). Migrations are `@agent-warden/migrations`; the embedded PostgreSQL of `npm start` is
+ * `@agent-warden/embedded-postgres`.
+ */
 export * from './client';
 export * from './projects';
 export * from './agents';
@@ -14,8 +18,7 @@ export * from './tool-call-scan';
 export * from './session-search';
 export * from './event-search';
 export * from './agent-detail';
+export * from './session-reads';
 export * from './guardrail-stats';
 export * from './intelligence';
 export { withProjectLock } from './policy-tx';
-export * from './migrate';
-export * from './embedded';

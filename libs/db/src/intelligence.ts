@@ -8,8 +8,8 @@ import {
   type RecommendationView,
   type SessionIntelligenceView,
   type SessionReadyReason,
+  type SessionInput,
 } from '@agent-warden/contracts';
-import type { SessionInput } from '@agent-warden/intelligence';
 import { Prisma, type PrismaClient } from './client';
 import type { Recommendation, SessionIntelligence } from './generated/prisma/client';
 import { recordAudit, type Actor } from './audit';

@@ -9,7 +9,9 @@ import {
 } from '@agent-warden/api';
 import { InMemoryBus } from '@agent-warden/bus';
 import { InMemoryJobQueue, type JobQueue } from '@agent-warden/queue';
-import { createPrisma, EMBEDDED_POOL_MAX, migrate, startEmbeddedPostgres } from '@agent-warden/db';
+import { createPrisma } from '@agent-warden/db';
+import { EMBEDDED_POOL_MAX, startEmbeddedPostgres } from '@agent-warden/embedded-postgres';
+import { migrate } from '@agent-warden/migrations';
 import { gatewayRoutes, ingestLimits, jsonBody, PolicyStore } from '@agent-warden/gateway';
 import { healthRouter, listen, notFoundHandler, openApiRouter, problemHandler } from '@agent-warden/http';
 import { createLogger, type Logger } from '@agent-warden/observability';

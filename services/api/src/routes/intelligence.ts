@@ -7,7 +7,7 @@ import {
   type FailedIntelligenceJob,
   type IntelligenceJobAccepted,
 } from '@agent-warden/contracts';
-import { intelligenceVersions, latestIntelligence, type PrismaClient } from '@agent-warden/db';
+import { intelligenceVersions, latestIntelligence, sessionExists, type PrismaClient } from '@agent-warden/db';
 import { AppError, notFound, parseOr400, principalOf } from '@agent-warden/http';
 import type { JobQueue } from '@agent-warden/queue';
 
@@ -32,8 +32,7 @@ export function intelligenceRouter(deps: {
 
   async function sessionOr404(projectId: string, raw: unknown): Promise<string> {
     const id = parseOr400(Uuid, raw, 'sessionId');
-    const s = await db.session.findFirst({ where: { id, projectId }, select: { id: true } });
-    if (!s) throw notFound('session');
+    if (!(await sessionExists(db, projectId, id))) throw notFound('session');
     return id;
   }
 

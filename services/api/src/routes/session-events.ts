@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import { SessionEventsQuery, Uuid } from '@agent-warden/contracts';
-import type { PrismaClient } from '@agent-warden/db';
+import { sessionEventsAfter, sessionExists, type PrismaClient } from '@agent-warden/db';
 import { notFound, parseOr400, principalOf, validationError } from '@agent-warden/http';
 import { eventView } from '../views';
 
@@ -29,17 +29,7 @@ export async function sessionEventsPage(
   cursor?: string,
 ): Promise<{ items: ReturnType<typeof eventView>[]; nextCursor: string | null }> {
   const after = cursor ? decodeSequenceCursor(cursor) : undefined;
-  const rows = await db.event.findMany({
-    where: {
-      sessionId,
-      projectId,
-      ...(after && {
-        OR: [{ sequence: { gt: after.sequence } }, { sequence: after.sequence, id: { gt: after.id } }],
-      }),
-    },
-    orderBy: [{ sequence: 'asc' }, { id: 'asc' }],
-    take: limit + 1,
-  });
+  const rows = await sessionEventsAfter(db, projectId, sessionId, limit + 1, after);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
@@ -59,8 +49,7 @@ export function listSessionEvents(db: PrismaClient): RequestHandler {
     const { projectId } = principalOf(req);
     const id = parseOr400(Uuid, req.params.sessionId, 'sessionId');
     const q = parseOr400(SessionEventsQuery, req.query, 'query');
-    const s = await db.session.findFirst({ where: { id, projectId }, select: { id: true } });
-    if (!s) throw notFound('session');
+    if (!(await sessionExists(db, projectId, id))) throw notFound('session');
     res.json(await sessionEventsPage(db, projectId, id, q.limit, q.cursor));
   };
 }

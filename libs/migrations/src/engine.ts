@@ -13,7 +13,7 @@ import type {
   MigrationList,
   SchemaEngine,
 } from '@prisma/schema-engine-wasm/schema_engine_bg';
-import { startEmbeddedPostgres } from '../embedded';
+import { startEmbeddedPostgres } from '@agent-warden/embedded-postgres';
 import { DEFAULT_MIGRATIONS_DIR, MIGRATION_LOCK_TOML } from './directory';
 
 /**
@@ -29,7 +29,7 @@ import { DEFAULT_MIGRATIONS_DIR, MIGRATION_LOCK_TOML } from './directory';
  */
 
 /** `prisma/schema.prisma` of this repository. */
-export const DEFAULT_SCHEMA_PATH = path.resolve(__dirname, '../../../../prisma/schema.prisma');
+export const DEFAULT_SCHEMA_PATH = path.resolve(__dirname, '../../../prisma/schema.prisma');
 
 /** Options of {@link openSchemaEngine}. */
 export interface SchemaEngineOptions {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { migrate, readMigrationsDir } from '../src/migrate';
+import { migrate, readMigrationsDir } from '../src';
 import {
   copyMigrations,
   createTestDatabase,
@@ -11,9 +11,9 @@ import {
   withClient,
 } from './support/postgres';
 
-// Prisma's real schema engine (WebAssembly) through libs/db/src/cli/migrations.ts, run with tsx in a
+// Prisma's real schema engine (WebAssembly) through libs/migrations/src/cli/migrations.ts, run with tsx in a
 // child process: the engine's JS glue is an ES module, which Jest's CommonJS sandbox cannot load.
-const CLI = 'libs/db/src/cli/migrations.ts';
+const CLI = 'libs/migrations/src/cli/migrations.ts';
 const MIGRATIONS = readMigrationsDir(MIGRATIONS_DIR).map((m) => m.name);
 const TIMEOUT = 120_000;
 

@@ -5,7 +5,7 @@
  *
  * Exit code 0 when the database is up to date afterwards, 1 on any error (the message says why).
  */
-import { migrate, MigrationError } from '../migrate';
+import { migrate, MigrationError } from '../index';
 import { consoleLogger } from './console-logger';
 
 async function main(): Promise<number> {

@@ -20,4 +20,4 @@ export {
   MigrationLockTimeoutError,
   type MigrationErrorCode,
 } from './errors';
-export { silentLogger, type DbLogger } from './logger';
+export { silentLogger, type DbLogger } from '@agent-warden/embedded-postgres';

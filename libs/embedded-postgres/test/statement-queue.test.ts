@@ -1,5 +1,5 @@
 import type { PGlite } from '@electric-sql/pglite';
-import { StatementQueue } from '../src/embedded/statement-queue';
+import { StatementQueue } from '../src/statement-queue';
 
 /** A stand-in for PGlite that records the messages it runs and tracks BEGIN/COMMIT. */
 function fakePGlite() {

@@ -8,7 +8,7 @@ import {
   MigrationsDirectoryError,
   readMigrationsDir,
   sha256Hex,
-} from '../src/migrate';
+} from '../src';
 
 function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'warden-migrations-unit-'));

@@ -2,15 +2,15 @@
  * Migration authoring tools, driven by Prisma's real schema engine in WebAssembly (offline; see
  * libs/db/README.md "Migrations"):
  *
- *   tsx libs/db/src/cli/migrations.ts create <name>   write prisma/migrations/<UTC timestamp>_<name>/migration.sql
+ *   tsx libs/migrations/src/cli/migrations.ts create <name>   write prisma/migrations/<UTC timestamp>_<name>/migration.sql
  *                                                     with what prisma/schema.prisma adds to the migrations
  *                                                     (= `prisma migrate dev --create-only`); nothing when no change
- *   tsx libs/db/src/cli/migrations.ts check           exit 1, printing the missing SQL, when schema.prisma has
+ *   tsx libs/migrations/src/cli/migrations.ts check           exit 1, printing the missing SQL, when schema.prisma has
  *                                                     changes no migration holds (drift); exit 0 otherwise
- *   tsx libs/db/src/cli/migrations.ts status          the engine's view of DATABASE_URL's history
+ *   tsx libs/migrations/src/cli/migrations.ts status          the engine's view of DATABASE_URL's history
  *                                                     (= `prisma migrate status`); exit 1 unless up to date
- *   tsx libs/db/src/cli/migrations.ts sql             print the SQL creating the schema on an empty database
- *   tsx libs/db/src/cli/migrations.ts deploy          apply pending migrations to DATABASE_URL with Prisma's engine
+ *   tsx libs/migrations/src/cli/migrations.ts sql             print the SQL creating the schema on an empty database
+ *   tsx libs/migrations/src/cli/migrations.ts deploy          apply pending migrations to DATABASE_URL with Prisma's engine
  *                                                     (= `prisma migrate deploy`); for interoperability checks
  *
  * Options: --schema <schema.prisma>, --dir <migrations dir>, --json (status: print the raw diagnosis).
@@ -18,8 +18,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_MIGRATIONS_DIR, MIGRATION_LOCK_TOML } from '../migrate/directory';
-import { lastEnginePanic, openSchemaEngine, type SchemaEngineSession } from '../migrate/engine';
+import { DEFAULT_MIGRATIONS_DIR, MIGRATION_LOCK_TOML } from '../directory';
+import { lastEnginePanic, openSchemaEngine, type SchemaEngineSession } from '../engine';
 
 const USAGE =
   'usage: migrations.ts create <name> | check | status | sql | deploy  [--schema <schema.prisma>] [--dir <migrations dir>] [--json]';

@@ -3,12 +3,12 @@
  * `{"url": …, "port": …}` or `{"error": <code>, "message": …}`; stops cleanly when stdin closes
  * or on SIGTERM, then exits 0.
  *
- *   tsx libs/db/test/support/embedded-server.ts <dataDir>
+ *   tsx libs/embedded-postgres/test/support/embedded-server.ts <dataDir>
  *
  * PGlite cannot start inside a Jest worker (its loader's dynamic `import()` needs
  * --experimental-vm-modules there), so the tests run it in this separate process.
  */
-import { startEmbeddedPostgres } from '../../src/embedded';
+import { startEmbeddedPostgres } from '../../src';
 
 async function main(): Promise<void> {
   const dataDir = process.argv[2];

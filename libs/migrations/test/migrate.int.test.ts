@@ -7,7 +7,7 @@ import {
   MigrationInFailedStateError,
   readMigrationsDir,
   sha256Hex,
-} from '../src/migrate';
+} from '../src';
 import {
   addMigration,
   copyMigrations,
@@ -100,8 +100,8 @@ describe('migrate() against PostgreSQL', () => {
     const expected = [...MIGRATIONS, '99990101000000_slow'];
 
     const [a, b, c] = await Promise.all([
-      runTsx('libs/db/src/cli/migrate.ts', ['--dir', dir], { DATABASE_URL: url }),
-      runTsx('libs/db/src/cli/migrate.ts', ['--dir', dir], { DATABASE_URL: url }),
+      runTsx('libs/migrations/src/cli/migrate.ts', ['--dir', dir], { DATABASE_URL: url }),
+      runTsx('libs/migrations/src/cli/migrate.ts', ['--dir', dir], { DATABASE_URL: url }),
       migrate({ databaseUrl: url, migrationsDir: dir }),
     ]);
     expect([a.code, b.code]).toEqual([0, 0]);
@@ -142,7 +142,7 @@ describe('migrate() against PostgreSQL', () => {
       expect((await c.query("SELECT to_regclass('pending_marker') AS t")).rows[0].t).toBeNull();
     });
 
-    const cli = await runTsx('libs/db/src/cli/migrate.ts', ['--dir', dir], { DATABASE_URL: url });
+    const cli = await runTsx('libs/migrations/src/cli/migrate.ts', ['--dir', dir], { DATABASE_URL: url });
     expect(cli.code).toBe(1);
     expect(cli.stderr).toContain('[MIGRATION_CHECKSUM_MISMATCH]');
   }, 30_000);

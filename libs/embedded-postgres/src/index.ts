@@ -3,7 +3,9 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { silentLogger, type DbLogger } from '../migrate/logger';
+import { silentLogger, type DbLogger } from './logger';
+
+export { silentLogger, type DbLogger };
 import { StatementQueue } from './statement-queue';
 
 /**
@@ -141,7 +143,7 @@ function useStatementQueue(server: PGLiteSocketServer, db: PGlite): void {
   const internals = server as unknown as { queryQueue?: unknown };
   if (!internals.queryQueue) {
     throw new Error(
-      '@electric-sql/pglite-socket changed: PGLiteSocketServer.queryQueue is gone; check libs/db/src/embedded/statement-queue.ts against the new version',
+      '@electric-sql/pglite-socket changed: PGLiteSocketServer.queryQueue is gone; check libs/embedded-postgres/src/statement-queue.ts against the new version',
     );
   }
   internals.queryQueue = new StatementQueue(db);

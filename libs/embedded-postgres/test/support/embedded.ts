@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { REPO_ROOT } from './postgres';
+import { REPO_ROOT } from '../../../migrations/test/support/postgres';
 
 /** An embedded PostgreSQL served by a child process (see embedded-server.ts). */
 export interface EmbeddedProcess {
@@ -17,7 +17,7 @@ export interface EmbeddedProcess {
 export function startEmbeddedProcess(dataDir: string): Promise<EmbeddedProcess> {
   const child: ChildProcess = spawn(
     path.join(REPO_ROOT, 'node_modules/.bin/tsx'),
-    [path.join(REPO_ROOT, 'libs/db/test/support/embedded-server.ts'), dataDir],
+    [path.join(REPO_ROOT, 'libs/embedded-postgres/test/support/embedded-server.ts'), dataDir],
     { cwd: REPO_ROOT, stdio: ['pipe', 'pipe', 'inherit'] },
   );
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

@@ -4,11 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { EMBEDDED_POOL_MAX } from '../src/embedded';
-import { PrismaClient } from '../src/generated/prisma/client';
-import { migrate, readMigrationsDir } from '../src/migrate';
+import { EMBEDDED_POOL_MAX } from '../src';
+import { PrismaClient } from '@agent-warden/db';
+import { migrate, readMigrationsDir } from '@agent-warden/migrations';
 import { startEmbeddedProcess, type EmbeddedProcess } from './support/embedded';
-import { MIGRATIONS_DIR, withClient } from './support/postgres';
+import { MIGRATIONS_DIR, withClient } from '../../migrations/test/support/postgres';
 
 const MIGRATIONS = readMigrationsDir(MIGRATIONS_DIR).map((m) => m.name);
 

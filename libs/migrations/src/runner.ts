@@ -8,7 +8,7 @@ import {
   MigrationInFailedStateError,
   MigrationLockTimeoutError,
 } from './errors';
-import { silentLogger, type DbLogger } from './logger';
+import { silentLogger, type DbLogger } from '@agent-warden/embedded-postgres';
 
 /** Options of {@link migrate}. */
 export interface MigrateOptions {

@@ -1,4 +1,4 @@
-import type { DbLogger } from '../migrate/logger';
+import type { DbLogger } from '@agent-warden/embedded-postgres';
 
 /** A {@link DbLogger} for command-line tools: one line per entry on stderr, `level message {fields}`. */
 export function consoleLogger(): DbLogger {

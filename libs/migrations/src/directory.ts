@@ -13,8 +13,8 @@ export interface MigrationFile {
   checksum: string;
 }
 
-/** `prisma/migrations` of this repository (from `libs/db/src/migrate/`). */
-export const DEFAULT_MIGRATIONS_DIR = path.resolve(__dirname, '../../../../prisma/migrations');
+/** `prisma/migrations` of this repository (from `libs/migrations/src/`). */
+export const DEFAULT_MIGRATIONS_DIR = path.resolve(__dirname, '../../../prisma/migrations');
 
 /** Content Prisma writes to `migration_lock.toml` for PostgreSQL. */
 export const MIGRATION_LOCK_TOML =
