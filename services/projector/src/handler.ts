@@ -80,7 +80,9 @@ export function createProjectionHandler(deps: {
         });
       }
     }
-    total.sessions = [...new Map(total.sessions.map((s) => [agentSeenKey(s.projectId, s.sessionId), s])).values()];
+    total.sessions = [
+      ...new Map(total.sessions.map((s) => [agentSeenKey(s.projectId, s.sessionId), s])).values(),
+    ];
     return total;
   }
 

@@ -66,7 +66,9 @@ export function eventsRouter(deps: {
             id: v.event.id,
             code: 'forbidden_agent',
             message: 'agentId is unknown or belongs to another project',
-            errors: [{ path: `events.${v.index}.agentId`, message: 'not an agent of this API key’s project' }],
+            errors: [
+              { path: `events.${v.index}.agentId`, message: 'not an agent of this API key’s project' },
+            ],
           });
           continue;
         }
