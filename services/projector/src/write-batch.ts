@@ -267,12 +267,14 @@ export async function touchAgents(db: PrismaClient, lastSeen: Map<string, Date>)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([key, t]) => {
       const [projectId, id] = key.split(':');
-      return Prisma.sql`(${projectId}::uuid, ${id}::uuid, ${t}::timestamptz)`;
+      return Prisma.sql`(${projectId}::text, ${id}::uuid, ${t}::timestamptz)`;
     });
+  // The project id is compared as text: a record with a malformed project id (dead-lettered) must
+  // not make the update of the others fail.
   await db.$executeRaw`
     UPDATE agents a SET last_seen_at = GREATEST(coalesce(a.last_seen_at, v.t), v.t)
     FROM (VALUES ${Prisma.join(values)}) AS v(project_id, id, t)
-    WHERE a.id = v.id AND a.project_id = v.project_id`;
+    WHERE a.id = v.id AND a.project_id::text = v.project_id`;
 }
 
 /** The {@link touchAgents} key of an agent. */
