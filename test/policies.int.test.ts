@@ -559,6 +559,10 @@ describe('policy management API', () => {
     const project = await createProject(stack.prisma, 'scan ties');
     const agent = newId();
     await stack.prisma.agent.create({ data: { id: agent, projectId: project.id, key: 'ties' } });
+    // Its version (same id, as the rows below name it): the database refuses events of unknown versions.
+    await stack.prisma.agentVersion.create({
+      data: { id: agent, projectId: project.id, agentId: agent, version: '1' },
+    });
     const t = Date.parse('2026-02-01T00:00:00Z');
     // 2 rows at t, 7 at t+1 ms, 3 at t+2 ms, 1 at t+3 ms.
     const times = [0, 0, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 3].map((d) => new Date(t + d));
@@ -599,6 +603,10 @@ describe('policy management API', () => {
     });
     const agent = newId();
     await stack.prisma.agent.create({ data: { id: agent, projectId: project.id, key: 'volume-agent' } });
+    // Its version (same id, as the rows below name it): the database refuses events of unknown versions.
+    await stack.prisma.agentVersion.create({
+      data: { id: agent, projectId: project.id, agentId: agent, version: '1' },
+    });
     const n = 100_000;
     const t0 = Date.parse('2026-01-01T00:00:00Z');
     // Row i: send_money every 4th row (else get_balance); recipient a payee when i % 8 = 0, else an unknown IBAN.

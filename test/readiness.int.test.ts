@@ -44,6 +44,9 @@ describe('readiness: debounced session-ready jobs on BullMQ', () => {
         initApiKey: `aw_test_${randomSuffix()}${randomSuffix()}${randomSuffix()}`,
       })
     ).projectId;
+    // The agent and version the events name (the database refuses events of unknown ones).
+    await prisma.agent.create({ data: { id: agentId, projectId, key: 'readiness-agent' } });
+    await prisma.agentVersion.create({ data: { id: agentVersionId, projectId, agentId, version: '1' } });
     const logger = silentLogger();
     queue = new BullMqJobQueue({ redisUrl: requireEnv('REDIS_URL'), prefix: `q${randomSuffix()}` });
     worker = await startIntelligenceWorker({

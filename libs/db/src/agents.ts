@@ -83,6 +83,17 @@ export async function findAgent(
   return db.agent.findUnique({ where: { id: agentId }, select: { id: true, projectId: true, key: true } });
 }
 
+/** Agent version id → its project and agent, or null. */
+export async function findAgentVersion(
+  db: PrismaClient,
+  agentVersionId: string,
+): Promise<{ id: string; projectId: string; agentId: string } | null> {
+  return db.agentVersion.findUnique({
+    where: { id: agentVersionId },
+    select: { id: true, projectId: true, agentId: true },
+  });
+}
+
 /**
  * Replaces the declared capabilities of an agent version of `projectId`.
  * @returns the stored list, or null when the version is unknown in this project

@@ -181,7 +181,7 @@ export async function saveIntelligence(
   const { projectId, sessionId, draft } = input;
   return db.$transaction(
     async (tx) => {
-      await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${INTELLIGENCE_LOCK_NAMESPACE}::int4, hashtext(${sessionId}::text))`;
+      await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${INTELLIGENCE_LOCK_NAMESPACE}::int4, hashtext(${projectId}::text || ${sessionId}::text))`;
       const [last, session] = await Promise.all([
         tx.sessionIntelligence.findFirst({
           where: { sessionId, projectId },
@@ -259,7 +259,7 @@ export async function markIntelligenceStale(
       RETURNING session_id)
     SELECT s.id::text AS session_id, s.ended_at IS NOT NULL AS ended FROM sessions s
      WHERE s.project_id = ${projectId}::uuid AND s.id = ANY(${ids}::uuid[])
-       AND EXISTS (SELECT 1 FROM session_intelligence i WHERE i.session_id = s.id)`;
+       AND EXISTS (SELECT 1 FROM session_intelligence i WHERE i.project_id = s.project_id AND i.session_id = s.id)`;
   return new Map(rows.map((r) => [r.session_id, { ended: r.ended }]));
 }
 
@@ -333,7 +333,8 @@ export async function listRecommendations(
   const where = [
     Prisma.sql`r.project_id = ${projectId}::uuid`,
     Prisma.sql`(r.status <> 'open' OR r.intelligence_id = (
-      SELECT i.id FROM session_intelligence i WHERE i.session_id = r.session_id ORDER BY i.version DESC LIMIT 1))`,
+      SELECT i.id FROM session_intelligence i
+       WHERE i.project_id = r.project_id AND i.session_id = r.session_id ORDER BY i.version DESC LIMIT 1))`,
   ];
   if (q.status) where.push(Prisma.sql`r.status = ${q.status}`);
   if (q.kind) where.push(Prisma.sql`r.kind = ${q.kind}`);

@@ -253,6 +253,18 @@ async function engineAdapter(connectionString: string): Promise<SqlDriverAdapter
     for (const index of charColumns) result.columnTypes[index] = ColumnTypeEnum.Character;
     return result;
   };
+  // `@prisma/adapter-pg` 7.10 runs a script (a migration) by splitting it on every ";", which cuts
+  // a `DO $$ … $$` block or a ";" in a comment apart. Prisma's native engine sends the script whole;
+  // so do we (PostgreSQL's simple query protocol takes several statements), with the adapter's own
+  // error conversion.
+  const withOnError = adapter as unknown as { onError(error: unknown): never };
+  adapter.executeScript = async (script: string) => {
+    try {
+      await pool.query(script);
+    } catch (error) {
+      withOnError.onError(error);
+    }
+  };
   return adapter;
 }
 const CHAR_OID = 18;

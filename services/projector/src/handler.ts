@@ -3,7 +3,7 @@ import type { BatchHandler, BusBatch, EventBus } from '@agent-warden/bus';
 import type { PrismaClient } from '@agent-warden/db';
 import type { Logger } from '@agent-warden/observability';
 import { deadLetter, decodeRecord, type Decoded } from './decode';
-import { touchAgents, writeBatch, type ProjectedEvent, type WriteResult } from './write-batch';
+import { agentSeenKey, touchAgents, writeBatch, type ProjectedEvent, type WriteResult } from './write-batch';
 
 type Dead = Extract<Decoded, { kind: 'dead' }>;
 
@@ -80,7 +80,9 @@ export function createProjectionHandler(deps: {
         });
       }
     }
-    total.sessions = [...new Set(total.sessions)];
+    total.sessions = [
+      ...new Map(total.sessions.map((s) => [agentSeenKey(s.projectId, s.sessionId), s])).values(),
+    ];
     return total;
   }
 
@@ -115,8 +117,9 @@ export function createProjectionHandler(deps: {
     const lastSeen = new Map<string, Date>();
     for (const e of events) {
       const t = new Date(e.event.time);
-      const prev = lastSeen.get(e.event.agentId);
-      if (!prev || t > prev) lastSeen.set(e.event.agentId, t);
+      const key = agentSeenKey(e.projectId, e.event.agentId);
+      const prev = lastSeen.get(key);
+      if (!prev || t > prev) lastSeen.set(key, t);
     }
     await touchAgents(db, lastSeen).catch((err) => logger.warn({ err }, 'agent last-seen update failed'));
 

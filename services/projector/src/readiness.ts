@@ -21,19 +21,23 @@ export interface TouchedSession {
   ended: boolean;
 }
 
-/** Sessions among `sessionIds` (those with new rows) and whether the batch ended them. */
+/**
+ * Sessions among `sessions` (those with new rows) and whether the batch ended them. Session ids
+ * are per project (docs/decisions.md "Ids are owned by a project"): both key on project and id.
+ */
 export function touchedSessions(
   events: readonly ProjectedEvent[],
-  sessionIds: readonly string[],
+  sessions: readonly { projectId: string; sessionId: string }[],
 ): TouchedSession[] {
-  const wanted = new Set(sessionIds);
+  const wanted = new Set(sessions.map((s) => readinessKey(s.projectId, s.sessionId)));
   const out = new Map<string, TouchedSession>();
   for (const { projectId, event } of events) {
-    if (!wanted.has(event.sessionId)) continue;
-    let s = out.get(event.sessionId);
+    const key = readinessKey(projectId, event.sessionId);
+    if (!wanted.has(key)) continue;
+    let s = out.get(key);
     if (!s) {
       s = { projectId, sessionId: event.sessionId, ended: false };
-      out.set(event.sessionId, s);
+      out.set(key, s);
     }
     if (event.type === 'agent.session.ended') s.ended = true;
   }
@@ -64,11 +68,12 @@ export async function scheduleReadiness(
   for (const s of sessions) byProject.set(s.projectId, [...(byProject.get(s.projectId) ?? []), s.sessionId]);
   const analysed = new Map<string, { ended: boolean }>();
   for (const [projectId, ids] of byProject)
-    for (const [id, info] of await markIntelligenceStale(deps.db, projectId, ids)) analysed.set(id, info);
+    for (const [id, info] of await markIntelligenceStale(deps.db, projectId, ids))
+      analysed.set(readinessKey(projectId, id), info);
 
   await Promise.all(
     sessions.map((s) => {
-      const late = analysed.get(s.sessionId);
+      const late = analysed.get(readinessKey(s.projectId, s.sessionId));
       const reason: SessionReadyReason = late ? 'late_event' : s.ended ? 'ended' : 'quiet';
       const ended = s.ended || late?.ended === true;
       return deps.queue.enqueue(
@@ -96,10 +101,10 @@ export function readinessAfterWrite(deps: {
 }): AfterWrite {
   return (result, events) => {
     const sessions = touchedSessions(events, result.sessions);
-    const seen = new Set(sessions.map((s) => s.sessionId));
+    const seen = new Set(sessions.map((s) => readinessKey(s.projectId, s.sessionId)));
     for (const e of result.evaluatedSessions)
-      if (!seen.has(e.sessionId)) {
-        seen.add(e.sessionId);
+      if (!seen.has(readinessKey(e.projectId, e.sessionId))) {
+        seen.add(readinessKey(e.projectId, e.sessionId));
         sessions.push({ projectId: e.projectId, sessionId: e.sessionId, ended: false });
       }
     return scheduleReadiness(deps, sessions);

@@ -9,8 +9,8 @@ export type { ProjectedEvent };
 export interface WriteResult {
   eventsInserted: number;
   evaluationsInserted: number;
-  /** Session ids that received new events (the intelligence issue schedules readiness from these). */
-  sessions: string[];
+  /** Sessions that received new events (readiness is scheduled from these); ids are per project. */
+  sessions: { projectId: string; sessionId: string }[];
   /**
    * Sessions that received new guardrail evaluations (dry runs excluded, as in the analysis), so a
    * late evaluation makes the session's intelligence stale like a late event does.
@@ -47,11 +47,14 @@ interface RunAgg {
   endedAt: Date | null;
 }
 
+/** Map key of a client-chosen id: ids are unique per project only (docs/decisions.md "Ids are owned by a project"). */
+const scoped = (projectId: string, id: string) => `${projectId}:${id}`;
+
 function aggregateSessions(events: ProjectedEvent[]): SessionAgg[] {
   const m = new Map<string, SessionAgg>();
   for (const { projectId, event: e } of events) {
     const t = new Date(e.time);
-    let s = m.get(e.sessionId);
+    let s = m.get(scoped(projectId, e.sessionId));
     if (!s) {
       s = {
         id: e.sessionId,
@@ -66,7 +69,7 @@ function aggregateSessions(events: ProjectedEvent[]): SessionAgg[] {
         count: 0,
         maxSequence: 0,
       };
-      m.set(e.sessionId, s);
+      m.set(scoped(projectId, e.sessionId), s);
     }
     s.count += 1;
     if (t < s.startedAt) s.startedAt = t;
@@ -88,7 +91,7 @@ function aggregateRuns(events: ProjectedEvent[]): RunAgg[] {
   for (const { projectId, event: e } of events) {
     if (e.type !== 'agent.run.started' && e.type !== 'agent.run.completed') continue;
     const id = e.runId!;
-    let r = m.get(id);
+    let r = m.get(scoped(projectId, id));
     if (!r) {
       r = {
         id,
@@ -104,7 +107,7 @@ function aggregateRuns(events: ProjectedEvent[]): RunAgg[] {
         startedAt: null,
         endedAt: null,
       };
-      m.set(id, r);
+      m.set(scoped(projectId, id), r);
     }
     if (e.type === 'agent.run.started') {
       r.name = e.data.name ?? null;
@@ -131,7 +134,7 @@ function upsertSessions(tx: Prisma.TransactionClient, rows: SessionAgg[]) {
     INSERT INTO sessions (id, project_id, agent_id, agent_version_id, status, input_summary, started_at,
                           ended_at, last_event_at, event_count, max_sequence)
     VALUES ${Prisma.join(values)}
-    ON CONFLICT (id) DO UPDATE SET
+    ON CONFLICT (project_id, id) DO UPDATE SET
       started_at    = LEAST(sessions.started_at, EXCLUDED.started_at),
       last_event_at = GREATEST(sessions.last_event_at, EXCLUDED.last_event_at),
       ended_at      = COALESCE(EXCLUDED.ended_at, sessions.ended_at),
@@ -151,7 +154,7 @@ function upsertRuns(tx: Prisma.TransactionClient, rows: RunAgg[]) {
     INSERT INTO runs (id, project_id, session_id, agent_id, agent_version_id, name, status, input_summary,
                       output_summary, error, started_at, ended_at)
     VALUES ${Prisma.join(values)}
-    ON CONFLICT (id) DO UPDATE SET
+    ON CONFLICT (project_id, id) DO UPDATE SET
       name           = COALESCE(EXCLUDED.name, runs.name),
       status         = CASE WHEN EXCLUDED.ended_at IS NOT NULL OR runs.ended_at IS NULL THEN EXCLUDED.status ELSE runs.status END,
       input_summary  = COALESCE(EXCLUDED.input_summary, runs.input_summary),
@@ -162,10 +165,15 @@ function upsertRuns(tx: Prisma.TransactionClient, rows: RunAgg[]) {
 }
 
 /**
- * Stores a batch in one transaction, idempotently (docs/architecture.md#exactly-once): events are inserted with
- * `ON CONFLICT DO NOTHING` on their id ({@link insertEvents}), and session counters, runs and evaluations are derived only
- * from the events this write actually inserted — so a re-delivered batch changes nothing and every
- * event is stored exactly once. Throws on any database error (the caller retries or isolates).
+ * Stores a batch in one transaction, idempotently (docs/architecture.md#exactly-once): events are
+ * inserted with `ON CONFLICT DO NOTHING` on their key `(project_id, id)` ({@link insertEvents}), and
+ * session counters, runs and evaluations are derived only from the events this write actually
+ * inserted — so a re-delivered batch changes nothing and every event is stored exactly once. Every
+ * client-chosen id is scoped by the record's project: sessions and runs are upserted on
+ * `(project_id, id)`, so another project naming the same ids writes its own rows (docs/decisions.md
+ * "Ids are owned by a project"). Throws on any database error, including a foreign-key violation
+ * when a record names another project's agent, agent version or policy (the caller retries or
+ * isolates).
  */
 export async function writeBatch(
   db: PrismaClient,
@@ -173,15 +181,15 @@ export async function writeBatch(
   batchEvaluations: EvaluationRecord[],
 ): Promise<WriteResult> {
   // A batch may hold the same event twice (a client retry landing next to the original).
-  const events = uniqueBy(batchEvents, (e) => e.event.id);
+  const events = uniqueBy(batchEvents, (e) => scoped(e.projectId, e.event.id));
   const evaluations = uniqueBy(batchEvaluations, (e) => e.evaluationId);
   return db.$transaction(
     async (tx) => {
       let fresh: ProjectedEvent[] = [];
       if (events.length > 0) {
         const inserted = await insertEvents(tx, events);
-        const ids = new Set(inserted.map((r) => r.id));
-        fresh = events.filter((e) => ids.has(e.event.id));
+        const ids = new Set(inserted.map((r) => scoped(r.project_id, r.id)));
+        fresh = events.filter((e) => ids.has(scoped(e.projectId, e.event.id)));
       }
       if (fresh.length > 0) {
         await upsertSessions(tx, aggregateSessions(fresh));
@@ -219,12 +227,18 @@ export async function writeBatch(
         evaluationsInserted = inserted.length;
         for (const v of inserted)
           if (v.sessionId && !v.dryRun)
-            evaluatedSessions.set(v.sessionId, { projectId: v.projectId, sessionId: v.sessionId });
+            evaluatedSessions.set(scoped(v.projectId, v.sessionId), {
+              projectId: v.projectId,
+              sessionId: v.sessionId,
+            });
       }
       return {
         eventsInserted: fresh.length,
         evaluationsInserted,
-        sessions: [...new Set(fresh.map((e) => e.event.sessionId))],
+        sessions: uniqueBy(
+          fresh.map((e) => ({ projectId: e.projectId, sessionId: e.event.sessionId })),
+          (s) => scoped(s.projectId, s.sessionId),
+        ),
         evaluatedSessions: [...evaluatedSessions.values()],
       };
     },
@@ -242,13 +256,26 @@ function uniqueBy<T>(items: T[], key: (t: T) => string): T[] {
   });
 }
 
-/** Marks agents as seen (best effort, outside the batch transaction to avoid cross-partition lock waits). */
+/**
+ * Marks agents as seen (best effort, outside the batch transaction to avoid cross-partition lock
+ * waits). `lastSeen` maps `<projectId>:<agentId>` to the newest event time; an agent of another
+ * project than the key says is left alone.
+ */
 export async function touchAgents(db: PrismaClient, lastSeen: Map<string, Date>): Promise<void> {
   if (lastSeen.size === 0) return;
   const values = [...lastSeen]
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([id, t]) => Prisma.sql`(${id}::uuid, ${t}::timestamptz)`);
+    .map(([key, t]) => {
+      const [projectId, id] = key.split(':');
+      return Prisma.sql`(${projectId}::text, ${id}::uuid, ${t}::timestamptz)`;
+    });
+  // The project id is compared as text: a record with a malformed project id (dead-lettered) must
+  // not make the update of the others fail.
   await db.$executeRaw`
     UPDATE agents a SET last_seen_at = GREATEST(coalesce(a.last_seen_at, v.t), v.t)
-    FROM (VALUES ${Prisma.join(values)}) AS v(id, t) WHERE a.id = v.id`;
+    FROM (VALUES ${Prisma.join(values)}) AS v(project_id, id, t)
+    WHERE a.id = v.id AND a.project_id::text = v.project_id`;
 }
+
+/** The {@link touchAgents} key of an agent. */
+export const agentSeenKey = scoped;

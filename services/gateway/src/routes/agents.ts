@@ -16,6 +16,7 @@ export function agentsRouter(deps: {
     const body = parseOr400(IdentifyRequest, req.body);
     const out = await identifyAgent(deps.db, projectId, body);
     deps.agents.remember(out.agentId, projectId, body.agent.key);
+    deps.agents.rememberVersion(out.agentVersionId, projectId, out.agentId);
     res.status(200).json(out);
   });
   r.put('/v1/agents/:agentId/versions/:agentVersionId/capabilities', deps.auth, async (req, res) => {

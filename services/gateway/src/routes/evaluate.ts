@@ -7,7 +7,7 @@ import {
   type EvaluationRecord,
 } from '@agent-warden/contracts';
 import { createApproval, type PrismaClient, type Prisma } from '@agent-warden/db';
-import { forbidden, parseOr400, principalOf } from '@agent-warden/http';
+import { AppError, parseOr400, principalOf } from '@agent-warden/http';
 import type { AgentDirectory } from '../agent-directory';
 import { unavailable, type EvaluationSink } from '../guard/evaluation-recorder';
 import type { PolicyStore } from '../guard/policy-store';
@@ -21,7 +21,9 @@ export const EVALUATE_PATH = '/v1/guardrails/evaluate';
  * `require_approval` (not for dry runs), hands the evaluation record to `evaluations` (the
  * gateway's buffered recorder publishes it on `guardrail-evaluations` off the request path;
  * standalone writes it through) and answers the decision (docs/architecture.md#guard-decision). 400 with
- * the offending path for a bad body, 403 for another project's agent, 503
+ * the offending path for a bad body, 403 naming `agentId` / `agentVersionId` for another project's
+ * agent or version (session and run ids are the client's, scoped by project: docs/decisions.md
+ * "Ids are owned by a project"), 503
  * `event_log_unavailable` when the sink cannot take the record.
  */
 export function evaluateHandler(deps: {
@@ -37,7 +39,16 @@ export function evaluateHandler(deps: {
       const body = parseOr400(GuardRequest, req.body);
       const agent = await deps.agents.lookup(body.agentId);
       if (!agent || agent.projectId !== projectId)
-        throw forbidden('agentId is unknown or belongs to another project');
+        throw new AppError('forbidden', 'agentId is unknown or belongs to another project', {
+          errors: [{ path: 'agentId', message: 'not an agent of this API key’s project' }],
+        });
+      if (
+        body.agentVersionId &&
+        !(await deps.agents.ownsVersion(projectId, body.agentId, body.agentVersionId))
+      )
+        throw new AppError('forbidden', 'agentVersionId is unknown or not a version of this agent', {
+          errors: [{ path: 'agentVersionId', message: 'not a version of agentId in this API key’s project' }],
+        });
 
       const engine = deps.policies.engineFor(projectId);
       const input = {

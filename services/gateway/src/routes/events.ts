@@ -8,10 +8,13 @@ import type { IngestLimits } from '../config';
 import { validateBatch } from '../ingest/validate-batch';
 
 /**
- * `POST /v1/events`: validates each event on its own, rejects events of agents outside the key's
- * project, publishes the rest as CloudEvents (key = sessionId) and answers 202 only after the event
- * log has them. When no event of the batch is valid the answer is a problem (400, or 403 when every
- * event names another project's agent) listing each offending path.
+ * `POST /v1/events`: validates each event on its own, rejects (code `forbidden_agent`) events whose
+ * `agentId` is not an agent of the key's project or whose `agentVersionId` is not a version of that
+ * agent (path `events.<i>.agentId` / `events.<i>.agentVersionId`), publishes the rest as CloudEvents
+ * (key = sessionId) and answers 202 only after the event log has them. Session, run and event ids
+ * are the client's and scoped by project downstream, so they need no check here (docs/decisions.md
+ * "Ids are owned by a project"). When no event of the batch is valid the answer is a problem (400,
+ * or 403 when every event names another project's agent or version) listing each offending path.
  */
 export function eventsRouter(deps: {
   auth: RequestHandler;
@@ -48,15 +51,16 @@ export function eventsRouter(deps: {
       );
       const owned: typeof valid = [];
       const owners = new Map<string, boolean>();
+      const versions = new Map<string, boolean>();
       for (const v of valid) {
-        let mine = owners.get(v.event.agentId);
+        const { agentId, agentVersionId } = v.event;
+        let mine = owners.get(agentId);
         if (mine === undefined) {
-          const a = await deps.agents.lookup(v.event.agentId);
+          const a = await deps.agents.lookup(agentId);
           mine = a?.projectId === principal.projectId;
-          owners.set(v.event.agentId, mine);
+          owners.set(agentId, mine);
         }
-        if (mine) owned.push(v);
-        else
+        if (!mine) {
           rejected.push({
             index: v.index,
             id: v.event.id,
@@ -64,6 +68,28 @@ export function eventsRouter(deps: {
             message: 'agentId is unknown or belongs to another project',
             errors: [
               { path: `events.${v.index}.agentId`, message: 'not an agent of this API key’s project' },
+            ],
+          });
+          continue;
+        }
+        const versionKey = `${agentId}:${agentVersionId}`;
+        let versionMine = versions.get(versionKey);
+        if (versionMine === undefined) {
+          versionMine = await deps.agents.ownsVersion(principal.projectId, agentId, agentVersionId);
+          versions.set(versionKey, versionMine);
+        }
+        if (versionMine) owned.push(v);
+        else
+          rejected.push({
+            index: v.index,
+            id: v.event.id,
+            code: 'forbidden_agent',
+            message: 'agentVersionId is unknown or not a version of this agent in this project',
+            errors: [
+              {
+                path: `events.${v.index}.agentVersionId`,
+                message: 'not a version of agentId in this API key’s project',
+              },
             ],
           });
       }
