@@ -7,6 +7,7 @@ import { inList } from './in';
 import { lte } from './lte';
 import type { Operator } from './operator';
 import { regex } from './regex';
+import { startsWith } from './starts-with';
 
 /**
  * The operator registry: every operator by its name in a policy, in the order error messages and
@@ -24,4 +25,5 @@ export const DECLARED = {
   lte,
   exists,
   contains,
+  startsWith,
 } as const satisfies Record<string, Operator>;
