@@ -386,6 +386,66 @@ describe('policy management API', () => {
     expect(summary.body.items[0].after).toMatchObject({ created: exported.body.policies.length });
   });
 
+  test('rules as text: every policy view carries its rule; validate words a draft and stores nothing; the operators are listed', async () => {
+    const rule = 'tool.name = "bash" and arguments.command matches /rm\\s+-rf\\s+\\//';
+    const created = await api('POST', '/v1/policies', bashPolicy('Rule text'));
+    expect(created.status).toBe(201);
+    expect(created.body.rule).toBe(rule);
+    const id: string = created.body.id;
+    expect((await api('GET', `/v1/policies/${id}`, undefined, readKey)).body.rule).toBe(rule);
+    const listed = await api('GET', '/v1/policies?nameContains=Rule%20text');
+    expect(listed.body.items.map((p: { rule: string }) => p.rule)).toEqual([rule]);
+    expect((await api('GET', `/v1/policies/${id}/versions/1`)).body.rule).toBe(rule);
+    const disabled = await api('POST', `/v1/policies/${id}/disable`);
+    expect(disabled.body).toMatchObject({ version: 2, rule });
+
+    const countBefore = await stack.prisma.policy.count();
+    const ok = await api('POST', '/v1/policies/validate', bashPolicy('Draft'), readKey);
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({ valid: true, rule, errors: [] });
+    // The match tree is fine, the name is missing: not valid, but the rule is already worded.
+    const { name: _name, ...nameless } = bashPolicy('x');
+    const noName = await api('POST', '/v1/policies/validate', {
+      ...nameless,
+      match: { not: { field: 'arguments.to', op: 'in', value: ['a', 'b', 'c', 'd'] } },
+    });
+    expect(noName.body).toEqual({
+      valid: false,
+      rule: 'not (arguments.to in ["a", "b", "c", … +1 more])',
+      errors: [expect.objectContaining({ path: 'name' })],
+    });
+    const badRegex = await api('POST', '/v1/policies/validate', bashPolicy('Draft', 'rm (-rf'));
+    expect(badRegex.body).toMatchObject({
+      valid: false,
+      rule: null,
+      errors: [{ path: 'match.all.1.value', message: expect.stringContaining('Unterminated group') }],
+    });
+    const unknownKey = await api('POST', '/v1/policies/validate', { ...bashPolicy('Draft'), colour: 'red' });
+    expect(unknownKey.body).toMatchObject({ valid: false, rule, errors: [{ path: 'colour' }] });
+    expect(await stack.prisma.policy.count()).toBe(countBefore);
+
+    const ops = await api('GET', '/v1/policy-operators', undefined, readKey);
+    expect(ops.status).toBe(200);
+    const names = ops.body.items.map((o: { name: string }) => o.name);
+    expect(names.slice(0, 8)).toEqual(['eq', 'in', 'glob', 'regex', 'gte', 'lte', 'exists', 'contains']);
+    const byName = new Map(ops.body.items.map((o: { name: string }) => [o.name, o]));
+    expect(byName.get('in')).toMatchObject({
+      operand: 'list',
+      valueRequired: true,
+      example: { field: 'tool.name', op: 'in', text: 'tool.name in ["send_money", "schedule_transaction"]' },
+    });
+    expect(byName.get('exists')).toMatchObject({ operand: 'flag', valueRequired: false });
+    // Every listed example is a condition the API accepts, worded as the listing says.
+    for (const o of ops.body.items as {
+      example: { field: string; op: string; value: unknown; text: string };
+    }[]) {
+      const { text, ...condition } = o.example;
+      const v = await api('POST', '/v1/policies/validate', { name: 'x', decision: 'warn', match: condition });
+      expect(v.body).toEqual({ valid: true, rule: text, errors: [] });
+    }
+    expect((await api('GET', '/v1/policy-operators', undefined, 'aw_nope')).status).toBe(401);
+  });
+
   test('dry run: a draft or a stored policy against one call; nothing is stored', async () => {
     const countBefore = await stack.prisma.policy.count();
     const draft = example('agentdojo.json').policies[0];

@@ -155,8 +155,15 @@ test('a policy created in the editor matches a new evaluation', async () => {
   await page.locator('input[name="name"]').fill('block database drops');
   await page.locator('select[name="decision"]').selectOption('block');
   await page.getByLabel('Value').fill('e2e_drop_database');
+  // The rule as the API words it, and the operators of the API's registry.
+  await page.getByTestId('rule-text').getByText('tool.name = "e2e_drop_database"', { exact: true }).waitFor();
+  const operators = await call(warden.url, 'GET', '/v1/policy-operators', { apiKey: API_KEY });
+  expect(await page.getByLabel('Operator').locator('option').allTextContents()).toEqual(
+    operators.body.items.map((o: { name: string }) => o.name),
+  );
   // An invalid condition first: the API's validation message is shown at its path.
   await page.getByLabel('Field').fill('tool.nme');
+  await page.getByTestId('rule-text').getByText('The conditions are not complete yet.').waitFor();
   await page.getByRole('button', { name: 'Create policy' }).click();
   await page.locator('.error-list code', { hasText: 'match.all.0.field' }).waitFor();
   await page.getByLabel('Field').fill('tool.name');
@@ -180,6 +187,8 @@ test('a policy created in the editor matches a new evaluation', async () => {
   expect(decision.policyDecision).toBe('block');
   await page.goto(`${warden.url}/guardrails`);
   await page.getByRole('link', { name: 'block database drops' }).waitFor();
+  const row = page.locator('tr', { has: page.getByRole('link', { name: 'block database drops' }) });
+  await row.getByText('tool.name = "e2e_drop_database"', { exact: true }).waitFor();
   await shot(page, 'guardrails');
 });
 

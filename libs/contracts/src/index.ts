@@ -12,6 +12,7 @@ export * from './policy-api';
 export * from './problem';
 export * from './cloudevents';
 export * from './topics';
+export * from './evaluation-record';
 export * from './read';
 export * from './dashboard-api';
 export * from './ids';

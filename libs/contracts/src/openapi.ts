@@ -36,9 +36,11 @@ import {
   PolicyImportResult,
   PolicyListQuery,
   PolicyUpdateRequest,
-  PolicyVersionView,
+  DescribedPolicyVersionView,
+  PolicyOperatorList,
+  PolicyValidationView,
   PolicyVersionsQuery,
-  PolicyView,
+  DescribedPolicyView,
   ProjectSettings,
 } from './policy-api';
 import {
@@ -92,13 +94,13 @@ const policyPaths = {
     get: {
       summary: 'Policies of the project by name, with filters (read scope)',
       requestParams: { query: PolicyListQuery },
-      responses: { '200': json(Page(PolicyView, 'PolicyPage'), 'A page of policies'), ...common },
+      responses: { '200': json(Page(DescribedPolicyView, 'PolicyPage'), 'A page of policies'), ...common },
     },
     post: {
       summary: 'Create a policy (admin scope); version 1',
       requestBody: jsonBody(PolicyInput),
       responses: {
-        '201': json(PolicyView, 'The stored policy'),
+        '201': json(DescribedPolicyView, 'The stored policy'),
         ...common,
         '409': problem('A policy of the project already has this name'),
       },
@@ -120,6 +122,23 @@ const policyPaths = {
       summary: 'Export the policies as an importable set (read scope)',
       requestParams: { query: PolicyExportQuery },
       responses: { '200': json(PolicyExport, 'The policy set'), ...common },
+    },
+  },
+  '/v1/policies/validate': {
+    post: {
+      summary:
+        'Check a policy body as a create would, and give its rule text (read scope; nothing is stored)',
+      requestBody: jsonBody(PolicyInput),
+      responses: {
+        '200': json(PolicyValidationView, 'Whether it is valid, its errors and its rule'),
+        ...common,
+      },
+    },
+  },
+  '/v1/policy-operators': {
+    get: {
+      summary: 'The operators a condition may use, with their operand and text (read scope)',
+      responses: { '200': json(PolicyOperatorList, 'The operator registry'), ...common },
     },
   },
   '/v1/policies/dry-run': {
@@ -148,14 +167,14 @@ const policyPaths = {
     get: {
       summary: 'One policy, deleted ones included (read scope)',
       requestParams: policyParam,
-      responses: { '200': json(PolicyView, 'The policy'), ...common, ...policyNotFound },
+      responses: { '200': json(DescribedPolicyView, 'The policy'), ...common, ...policyNotFound },
     },
     put: {
       summary: 'Replace a policy (admin scope); a new version each time',
       requestParams: policyParam,
       requestBody: jsonBody(PolicyUpdateRequest),
       responses: {
-        '200': json(PolicyView, 'The new version'),
+        '200': json(DescribedPolicyView, 'The new version'),
         ...common,
         ...policyNotFound,
         '409': problem('Name in use, or expectedVersion is stale'),
@@ -171,14 +190,14 @@ const policyPaths = {
     post: {
       summary: 'Enable a policy (admin scope); a new version unless already enabled',
       requestParams: policyParam,
-      responses: { '200': json(PolicyView, 'The policy'), ...common, ...policyNotFound },
+      responses: { '200': json(DescribedPolicyView, 'The policy'), ...common, ...policyNotFound },
     },
   },
   '/v1/policies/{policyId}/disable': {
     post: {
       summary: 'Disable a policy (admin scope); a new version unless already disabled',
       requestParams: policyParam,
-      responses: { '200': json(PolicyView, 'The policy'), ...common, ...policyNotFound },
+      responses: { '200': json(DescribedPolicyView, 'The policy'), ...common, ...policyNotFound },
     },
   },
   '/v1/policies/{policyId}/versions': {
@@ -186,7 +205,7 @@ const policyPaths = {
       summary: 'Versions of a policy, newest first (read scope)',
       requestParams: { ...policyParam, query: PolicyVersionsQuery },
       responses: {
-        '200': json(Page(PolicyVersionView, 'PolicyVersionPage'), 'Versions'),
+        '200': json(Page(DescribedPolicyVersionView, 'PolicyVersionPage'), 'Versions'),
         ...common,
         ...policyNotFound,
       },
@@ -197,7 +216,7 @@ const policyPaths = {
       summary: 'One version of a policy (read scope)',
       requestParams: { path: z.object({ policyId: z.string(), version: z.string() }) },
       responses: {
-        '200': json(PolicyVersionView, 'The version'),
+        '200': json(DescribedPolicyVersionView, 'The version'),
         ...common,
         '404': problem('Unknown version'),
       },

@@ -28,40 +28,88 @@ export const PolicyApprovalView = z
   .meta({ id: 'PolicyApprovalSettings' });
 
 /** A stored policy. `version` bumps on every change; `deletedAt` is set by a (soft) delete. */
-export const PolicyView = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    description: z.string().nullable(),
-    enabled: z.boolean(),
-    decision: Decision,
-    match: MatchNode,
-    approval: PolicyApprovalView.nullable(),
-    version: z.number().int().min(1),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-    deletedAt: Timestamp.nullable(),
-  })
-  .meta({ id: 'Policy' });
+export const PolicyView = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  enabled: z.boolean(),
+  decision: Decision,
+  match: MatchNode,
+  approval: PolicyApprovalView.nullable(),
+  version: z.number().int().min(1),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  deletedAt: Timestamp.nullable(),
+});
 export type PolicyView = z.infer<typeof PolicyView>;
 
+/** The match tree as one line of text, as reasons show it (`@agent-warden/policy`'s `describeMatch`). */
+const Rule = z.string().meta({
+  description: 'The match tree as text, e.g. `tool.name = "bash" and arguments.command matches /rm\\s+-rf/`',
+});
+
+/** A stored policy as the API answers it: the stored fields plus `rule`, the text of its match tree. */
+export const DescribedPolicyView = PolicyView.extend({ rule: Rule }).meta({ id: 'Policy' });
+export type DescribedPolicyView = z.infer<typeof DescribedPolicyView>;
+
 /** One kept version of a policy (what an evaluation naming `(policyId, version)` matched). */
-export const PolicyVersionView = z
-  .object({
-    policyId: z.string(),
-    version: z.number().int().min(1),
-    name: z.string(),
-    description: z.string().nullable(),
-    enabled: z.boolean(),
-    decision: Decision,
-    match: MatchNode,
-    approval: PolicyApprovalView.nullable(),
-    createdAt: Timestamp,
-    /** `api-key:<id>` of the key that made the version. */
-    createdBy: z.string(),
-  })
-  .meta({ id: 'PolicyVersion' });
+export const PolicyVersionView = z.object({
+  policyId: z.string(),
+  version: z.number().int().min(1),
+  name: z.string(),
+  description: z.string().nullable(),
+  enabled: z.boolean(),
+  decision: Decision,
+  match: MatchNode,
+  approval: PolicyApprovalView.nullable(),
+  createdAt: Timestamp,
+  /** `api-key:<id>` of the key that made the version. */
+  createdBy: z.string(),
+});
 export type PolicyVersionView = z.infer<typeof PolicyVersionView>;
+
+/** A kept version as the API answers it, with `rule`, the text of its match tree. */
+export const DescribedPolicyVersionView = PolicyVersionView.extend({ rule: Rule }).meta({
+  id: 'PolicyVersion',
+});
+export type DescribedPolicyVersionView = z.infer<typeof DescribedPolicyVersionView>;
+
+/** `POST /v1/policies/validate` answer: always 200 for a JSON body; `valid` says whether a create would accept it. */
+export const PolicyValidationView = z
+  .object({
+    valid: z.boolean(),
+    /** The match tree as text when the tree itself is valid (even if other parts are not), else null. */
+    rule: z.string().nullable(),
+    /** What a create would reject, at dot paths (`match.all.1.value`); empty when valid. */
+    errors: z.array(z.object({ path: z.string(), message: z.string() })),
+  })
+  .meta({ id: 'PolicyValidation' });
+export type PolicyValidationView = z.infer<typeof PolicyValidationView>;
+
+/** One operator of the registry (`GET /v1/policy-operators`), for editors and docs. */
+export const PolicyOperatorView = z
+  .object({
+    /** The name used in a condition's `op`. */
+    name: z.string(),
+    /** The kind of value, so an editor offers the right input. */
+    operand: z.enum(['scalar', 'list', 'pattern', 'string', 'number', 'flag']),
+    /** False when `value` may be left out (`exists`). */
+    valueRequired: z.boolean(),
+    /** The value as a person reads it, e.g. `non-empty array of strings / numbers / booleans`. */
+    operandText: z.string(),
+    /** Completes "matches when the field's value …". */
+    summary: z.string(),
+    /** An example condition and its text as reasons show it. */
+    example: z.object({ field: z.string(), op: z.string(), value: z.unknown(), text: z.string() }),
+  })
+  .meta({ id: 'PolicyOperator' });
+export type PolicyOperatorView = z.infer<typeof PolicyOperatorView>;
+
+/** `GET /v1/policy-operators` answer, in the registry's order. */
+export const PolicyOperatorList = z
+  .object({ items: z.array(PolicyOperatorView) })
+  .meta({ id: 'PolicyOperatorList' });
+export type PolicyOperatorList = z.infer<typeof PolicyOperatorList>;
 
 /** `GET /v1/policies` query: filters, then keyset paging by name. */
 export const PolicyListQuery = z.object({

@@ -12,7 +12,15 @@ export const POLICY_FIELDS = [
   'agent.key',
 ] as const;
 
-export const ConditionOp = z.enum(['eq', 'in', 'glob', 'regex', 'gte', 'lte', 'exists', 'contains']);
+/**
+ * An operator's name. The operators and their values are defined once, by the operator registry
+ * of `@agent-warden/policy` (`validatePolicy` checks the name and value); `GET /v1/policy-operators`
+ * lists them (docs/decisions.md "Operator registry").
+ */
+export const ConditionOp = z.string().min(1).meta({
+  description:
+    'An operator name: eq, in, glob, regex, gte, lte, exists, contains, … (GET /v1/policy-operators lists them all)',
+});
 export type ConditionOp = z.infer<typeof ConditionOp>;
 
 export const PolicyField = z

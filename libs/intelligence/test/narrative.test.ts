@@ -1,3 +1,4 @@
+import { ConfigError } from '@agent-warden/config';
 import { IntelligenceDraft, type StoryMoment } from '@agent-warden/contracts';
 import pino from 'pino';
 import {
@@ -334,6 +335,18 @@ describe('narrative configuration', () => {
       maxRetries: 0,
       maxFactsChars: 16_000,
     });
+  });
+
+  it('trims values and counts whitespace-only ones as unset (parsed by parseEnv)', () => {
+    expect(
+      narratorConfigFromEnv({ OPENAI_API_KEY: '   ', WARDEN_LLM_MODEL: ' llama3.1 ', PATH: '/bin' }),
+    ).toEqual({
+      model: 'llama3.1',
+      timeoutMs: 30_000,
+      maxRetries: 1,
+      maxFactsChars: 16_000,
+    });
+    expect(() => narratorConfigFromEnv({ WARDEN_LLM_MAX_RETRIES: '11' })).toThrow(ConfigError);
   });
 
   it('names the invalid variables', () => {

@@ -1,7 +1,8 @@
-import { DECISION_SEVERITY, RISK_RANK, type MatchedGuardrail } from '@agent-warden/contracts';
-import { showList, showRegex, showValue } from './describe';
+import { DECISION_SEVERITY, type MatchedGuardrail } from '@agent-warden/contracts';
 import { compileField } from './fields';
-import { compileGlob } from './glob';
+import type { Operator } from './operators/operator';
+import { operatorOf } from './registry';
+import { joinText, notText } from './rule-text';
 import type { CompiledPolicy, EvaluationInput, PolicyIssue, StoredPolicy } from './types';
 import { checkMatch } from './validate';
 
@@ -53,109 +54,16 @@ function byCost(nodes: Node[]): Test[] {
   return [...nodes].sort((a, b) => a.cost - b.cost).map((c) => c.test);
 }
 
-function leafCost(c: Leaf): number {
-  const read = c.field.startsWith('arguments.') ? 1 + c.field.split('.').length : 1;
-  const op = c.op === 'regex' ? 8 : c.op === 'glob' || c.op === 'contains' ? 3 : 1;
-  return read + op;
+/** Rough relative cost of reading a field: 1 for a fixed field, more for a longer argument path. */
+function fieldCost(field: string): number {
+  return field.startsWith('arguments.') ? 1 + field.split('.').length : 1;
 }
 
-const RISK = new Map<unknown, number>(Object.entries(RISK_RANK));
-
-function leafTest(c: Leaf): Test {
-  const get = compileField(c.field);
-  const v = c.value;
-  switch (c.op) {
-    case 'eq':
-      return (i) => get(i) === v;
-    case 'in': {
-      const set = new Set(v as unknown[]);
-      return (i) => set.has(get(i));
-    }
-    case 'glob': {
-      const g = compileGlob(v as string);
-      return (i) => {
-        const x = get(i);
-        return typeof x === 'string' && g.test(x);
-      };
-    }
-    case 'regex': {
-      const re = new RegExp(v as string);
-      return (i) => {
-        const x = get(i);
-        return typeof x === 'string' && re.test(x);
-      };
-    }
-    case 'contains':
-      if (typeof v === 'string') {
-        return (i) => {
-          const x = get(i);
-          return typeof x === 'string' ? x.includes(v) : Array.isArray(x) && x.includes(v);
-        };
-      }
-      return (i) => {
-        const x = get(i);
-        return Array.isArray(x) && x.includes(v);
-      };
-    case 'gte':
-    case 'lte': {
-      const up = c.op === 'gte';
-      if (c.field === 'riskLevel') {
-        const bound = RISK.get(v) as number;
-        return up
-          ? (i) => {
-              const r = RISK.get(get(i));
-              return r !== undefined && r >= bound;
-            }
-          : (i) => {
-              const r = RISK.get(get(i));
-              return r !== undefined && r <= bound;
-            };
-      }
-      const bound = v as number;
-      return up
-        ? (i) => {
-            const x = get(i);
-            return typeof x === 'number' && x >= bound;
-          }
-        : (i) => {
-            const x = get(i);
-            return typeof x === 'number' && x <= bound;
-          };
-    }
-    case 'exists':
-      return v === false
-        ? (i) => {
-            const x = get(i);
-            return x === undefined || x === null;
-          }
-        : (i) => {
-            const x = get(i);
-            return x !== undefined && x !== null;
-          };
-    default:
-      throw new Error(`unknown op "${c.op}"`);
-  }
-}
-
-function leafText(c: Leaf): string {
-  switch (c.op) {
-    case 'eq':
-      return `${c.field} = ${showValue(c.value)}`;
-    case 'in':
-      return `${c.field} in ${showList(c.value as unknown[])}`;
-    case 'glob':
-      return `${c.field} matches ${showValue(c.value)}`;
-    case 'regex':
-      return `${c.field} matches ${showRegex(c.value as string)}`;
-    case 'contains':
-      return `${c.field} contains ${showValue(c.value)}`;
-    case 'gte':
-      return `${c.field} >= ${showValue(c.value)}`;
-    case 'lte':
-      return `${c.field} <= ${showValue(c.value)}`;
-    default:
-      return c.value === false ? `${c.field} does not exist` : `${c.field} exists`;
-  }
+/** The registry's operator of a checked leaf; throws for an unknown one (never silently a default). */
+function operatorFor(leaf: Leaf): Operator {
+  const op = operatorOf(leaf.op);
+  if (op === undefined) throw new Error(`unknown op "${leaf.op}"`);
+  return op;
 }
 
 function conjunction(tests: Test[]): Test {
@@ -191,7 +99,7 @@ function compileNode(node: unknown): Node {
   if ('not' in n) {
     const child = compileNode(n.not);
     const test = child.test;
-    const text = `not (${child.text})`;
+    const text = notText(child.text);
     const childTool = child.tool as ToolTest;
     return {
       kind: 'not',
@@ -209,11 +117,7 @@ function compileNode(node: unknown): Node {
     const children = ((isAll ? n.all : n.any) as unknown[]).map(compileNode);
     if (children.length === 1) return children[0] as Node;
     const kind = isAll ? 'all' : 'any';
-    // Inside `a and b`, an `or` needs parentheses; inside `a or b`, an `and` does.
-    const wrap = isAll ? 'any' : 'all';
-    const text = children
-      .map((c) => (c.kind === wrap ? `(${c.text})` : c.text))
-      .join(isAll ? ' and ' : ' or ');
+    const text = joinText(kind, children);
     const tests = byCost(children);
     const toolOnly = children.every((c) => c.toolOnly);
     const cost = children.reduce((sum, c) => sum + c.cost, 0);
@@ -252,8 +156,10 @@ function compileNode(node: unknown): Node {
     };
   }
   const leaf = n as Leaf;
-  const text = leafText(leaf);
-  const test = leafTest(leaf);
+  const op = operatorFor(leaf);
+  const text = op.text(leaf.field, leaf.value);
+  // The operator's own closure, unwrapped: the hot path calls it directly.
+  const test = op.compile(compileField(leaf.field), leaf.value, leaf.field);
   const onTool = leaf.field === 'tool.name';
   return {
     kind: 'leaf',
@@ -263,7 +169,7 @@ function compileNode(node: unknown): Node {
     fixed: true,
     tool: onTool ? (name) => test({ tool: { name } } as EvaluationInput) : undefined,
     toolOnly: onTool,
-    cost: leafCost(leaf),
+    cost: fieldCost(leaf.field) + op.cost,
   };
 }
 

@@ -1,7 +1,7 @@
-import { ConditionOp, PolicyInput, RISK_RANK } from '@agent-warden/contracts';
+import { PolicyInput } from '@agent-warden/contracts';
 import { ALLOWED_FIELDS_TEXT, isKnownField } from './fields';
-import { globToRegexSource } from './glob';
-import { MAX_REGEX_LENGTH, nestedQuantifierProblem } from './regex-safety';
+import { describeType, type Operator } from './operators/operator';
+import { OPERATOR_NAMES, operatorOf } from './registry';
 import type { PolicyIssue } from './types';
 
 /** Deepest nesting of `all` / `any` / `not` a match tree may have. */
@@ -9,129 +9,30 @@ export const MAX_MATCH_DEPTH = 32;
 /** Most nodes (combinators and conditions) a match tree may have. */
 export const MAX_MATCH_NODES = 1000;
 
-const OPS = ConditionOp.options as readonly string[];
-const RISK_NAMES = Object.keys(RISK_RANK);
 const CONDITION_KEYS = new Set(['field', 'op', 'value']);
 const COMBINATORS = ['all', 'any', 'not'] as const;
 
-type Primitive = string | number | boolean;
-
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function isPrimitive(v: unknown): v is Primitive {
-  return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
-}
-
-function describeType(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 }
 
 function join(path: string, key: string | number): string {
   return path === '' ? String(key) : `${path}.${key}`;
 }
 
-/** Checks the value of a condition against its op (and the `riskLevel` field's names). */
+/** Checks the value of a condition with its operator's own check (`src/operators/`). */
 function checkValue(field: string, op: string, value: unknown, path: string, issues: PolicyIssue[]): void {
   const at = join(path, 'value');
-  const isRisk = field === 'riskLevel';
-  const riskName = (v: unknown) => typeof v === 'string' && RISK_NAMES.includes(v);
-  const riskMessage = `must be a risk level: ${RISK_NAMES.join(', ')}`;
-  if (op !== 'exists' && value === undefined) {
+  const operator = operatorOf(op) as Operator;
+  if (value === undefined && operator.optional !== true) {
     issues.push({ path: at, message: `is required for op "${op}"` });
     return;
   }
-  switch (op) {
-    case 'eq':
-    case 'contains':
-      if (!isPrimitive(value)) {
-        issues.push({
-          path: at,
-          message: `op "${op}" needs a string, number or boolean, got ${describeType(value)}`,
-        });
-      } else if (op === 'eq' && isRisk && !riskName(value)) {
-        issues.push({ path: at, message: riskMessage });
-      } else if (op === 'contains' && value === '') {
-        issues.push({ path: at, message: 'must not be empty (an empty substring matches every string)' });
-      }
-      return;
-    case 'in':
-      if (!Array.isArray(value)) {
-        issues.push({
-          path: at,
-          message: `op "in" needs an array of strings, numbers or booleans, got ${describeType(value)}`,
-        });
-        return;
-      }
-      if (value.length === 0) issues.push({ path: at, message: 'must hold at least one value' });
-      value.forEach((v, i) => {
-        if (!isPrimitive(v)) {
-          issues.push({
-            path: join(at, i),
-            message: `must be a string, number or boolean, got ${describeType(v)}`,
-          });
-        } else if (isRisk && !riskName(v)) {
-          issues.push({ path: join(at, i), message: riskMessage });
-        }
-      });
-      return;
-    case 'glob':
-      if (typeof value !== 'string') {
-        issues.push({ path: at, message: `op "glob" needs a string pattern, got ${describeType(value)}` });
-        return;
-      }
-      try {
-        new RegExp(globToRegexSource(value).source);
-      } catch (err) {
-        issues.push({ path: at, message: `invalid glob: ${(err as Error).message}` });
-      }
-      return;
-    case 'regex': {
-      if (typeof value !== 'string') {
-        issues.push({ path: at, message: `op "regex" needs a string pattern, got ${describeType(value)}` });
-        return;
-      }
-      if (value === '') {
-        issues.push({ path: at, message: 'must not be empty (an empty pattern matches every string)' });
-        return;
-      }
-      if (value.length > MAX_REGEX_LENGTH) {
-        issues.push({
-          path: at,
-          message: `pattern is ${value.length} characters; at most ${MAX_REGEX_LENGTH} are allowed`,
-        });
-        return;
-      }
-      try {
-        new RegExp(value);
-      } catch (err) {
-        issues.push({ path: at, message: (err as Error).message });
-        return;
-      }
-      const unsafe = nestedQuantifierProblem(value);
-      if (unsafe) issues.push({ path: at, message: unsafe });
-      return;
-    }
-    case 'gte':
-    case 'lte':
-      if (isRisk) {
-        if (!riskName(value)) issues.push({ path: at, message: `op "${op}" on riskLevel ${riskMessage}` });
-      } else if (typeof value !== 'number' || !Number.isFinite(value)) {
-        issues.push({ path: at, message: `op "${op}" needs a finite number, got ${describeType(value)}` });
-      }
-      return;
-    case 'exists':
-      if (value !== undefined && typeof value !== 'boolean') {
-        issues.push({
-          path: at,
-          message: `op "exists" takes an optional boolean, got ${describeType(value)}`,
-        });
-      }
-      return;
-  }
+  operator.check(value, {
+    field,
+    op,
+    report: (message, sub) => issues.push({ path: sub === undefined ? at : join(at, sub), message }),
+  });
 }
 
 function checkCondition(node: Record<string, unknown>, path: string, issues: PolicyIssue[]): void {
@@ -158,9 +59,12 @@ function checkCondition(node: Record<string, unknown>, path: string, issues: Pol
   } else {
     fieldOk = true;
   }
-  if (typeof op !== 'string' || !OPS.includes(op)) {
+  if (typeof op !== 'string' || operatorOf(op) === undefined) {
     const got = typeof op === 'string' ? `"${op}"` : describeType(op);
-    issues.push({ path: join(path, 'op'), message: `unknown op ${got}; allowed: ${OPS.join(', ')}` });
+    issues.push({
+      path: join(path, 'op'),
+      message: `unknown op ${got}; allowed: ${OPERATOR_NAMES.join(', ')}`,
+    });
     return;
   }
   checkValue(fieldOk ? (field as string) : '', op, value, path, issues);
@@ -232,13 +136,11 @@ export type PolicyValidation = { ok: true; policy: PolicyInput } | { ok: false; 
  * `errors` list (docs/architecture.md#errors), e.g. `{ path: 'match.all.1.value', message: 'Invalid regular
  * expression: /(/: Unterminated group' }`. Checked beyond the schema:
  * - fields: the fixed fields or `arguments.<path>`; the message lists the allowed ones;
- * - values per op: `eq` / `contains` a string, number or boolean (`contains` non-empty); `in` a
- *   non-empty array of those; `glob` / `regex` a string; `gte` / `lte` a finite number, or a risk
- *   level name on `riskLevel` (where `eq` / `in` values must be risk level names too); `exists` an
- *   optional boolean;
- * - regexes compile, are non-empty, at most {@link MAX_REGEX_LENGTH} characters, and have no
- *   nested unbounded quantifier such as `(a+)+` (see `nestedQuantifierProblem`);
- * - globs have no unclosed `[`; `all` / `any` are non-empty; a node is exactly one kind;
+ * - ops: a name of the operator registry (`src/operators/index.ts`); the value is required unless
+ *   the operator says it is optional, and checked by the operator's own `check` (e.g. `in` a
+ *   non-empty array; `regex` compiles, is at most `MAX_REGEX_LENGTH` characters and has no
+ *   nested unbounded quantifier such as `(a+)+`; on `riskLevel`, risk level names);
+ * - `all` / `any` are non-empty; a node is exactly one kind;
  * - the tree is at most {@link MAX_MATCH_DEPTH} deep and {@link MAX_MATCH_NODES} nodes big.
  *
  * On success `policy` is the schema's output (defaults applied: `enabled: true`, approval

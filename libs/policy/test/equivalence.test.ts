@@ -78,6 +78,9 @@ function reference(node: MatchNode, input: EvaluationInput): boolean {
     }
     case 'exists':
       return x === false ? v === undefined || v === null : v !== undefined && v !== null;
+    default:
+      // `op` is any string since the registry owns the names; the random trees use these only.
+      throw new Error(`no reference semantics for op "${node.op}"`);
   }
 }
 

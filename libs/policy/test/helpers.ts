@@ -39,3 +39,16 @@ export function reasonOf(match: MatchNode, input: EvaluationInput): string | und
 export function onArg(op: string, value?: unknown): MatchNode {
   return { field: 'arguments.v', op, value } as MatchNode;
 }
+
+/** An input whose `arguments.v` is `v`. */
+export const withArg = (v: unknown): EvaluationInput => ({ arguments: { v } });
+
+/** One row of an op table: a label, a match tree, the value of `arguments.v`, whether it holds. */
+export type Case = [label: string, match: MatchNode, value: unknown, expected: boolean];
+
+/** One test per row: `match` holds for `arguments.v = value` exactly when `expected`. */
+export function table(cases: Case[]): void {
+  test.each(cases)('%s', (_label, match, value, expected) => {
+    expect(holds(match, withArg(value))).toBe(expected);
+  });
+}

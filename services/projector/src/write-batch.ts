@@ -1,4 +1,4 @@
-import type { EvaluationRecord } from '@agent-warden/contracts';
+import { evaluationRow, type EvaluationRecord } from '@agent-warden/contracts';
 import { Prisma, type PrismaClient } from '@agent-warden/db';
 import { insertEvents } from './insert-events';
 import type { ProjectedEvent } from './types';
@@ -201,26 +201,8 @@ export async function writeBatch(
       if (evaluations.length > 0) {
         // RETURNING only the rows this write inserted (re-deliveries are skipped as duplicates).
         const inserted = await tx.guardrailEvaluation.createManyAndReturn({
-          data: evaluations.map((v) => ({
-            id: v.evaluationId,
-            projectId: v.projectId,
-            agentId: v.agentId,
-            agentVersionId: v.agentVersionId,
-            sessionId: v.sessionId,
-            runId: v.runId,
-            toolCallId: v.toolCallId,
-            toolName: v.input.tool?.name ?? v.input.action?.name ?? null,
-            mode: v.mode,
-            policyDecision: v.policyDecision,
-            effectiveDecision: v.effectiveDecision,
-            matchedGuardrails: v.matchedGuardrails as unknown as Prisma.InputJsonValue,
-            wouldBlock: v.wouldBlock,
-            wouldRequireApproval: v.wouldRequireApproval,
-            dryRun: v.dryRun,
-            approvalId: v.approvalId,
-            input: v.input as Prisma.InputJsonValue,
-            evaluatedAt: new Date(v.evaluatedAt),
-          })),
+          // The JSON columns (matchedGuardrails, input) hold plain JSON values, which Prisma's input type cannot see.
+          data: evaluations.map(evaluationRow) as unknown as Prisma.GuardrailEvaluationCreateManyInput[],
           skipDuplicates: true,
           select: { projectId: true, sessionId: true, dryRun: true },
         });

@@ -1,3 +1,4 @@
+import { ConfigError, parseEnv } from '@agent-warden/config';
 import { z } from 'zod';
 
 /** Default model when `WARDEN_LLM_MODEL` is unset. */
@@ -28,26 +29,29 @@ export interface NarratorConfig {
   maxFactsChars?: number;
 }
 
-/** Thrown by {@link narratorConfigFromEnv} when a variable is set to an invalid value. */
-export class NarratorConfigError extends Error {
-  readonly code = 'invalid_configuration';
-  constructor(
-    message: string,
-    readonly issues: { variable: string; message: string }[],
-  ) {
-    super(message);
-    this.name = 'NarratorConfigError';
-  }
-}
+/**
+ * Thrown by {@link narratorConfigFromEnv} when a variable is set to an invalid value: the
+ * configuration error of every service (`ConfigError` of `@agent-warden/config`, code
+ * `invalid_configuration`, `issues` naming each variable), under the name this package exported
+ * before.
+ */
+export const NarratorConfigError = ConfigError;
+export type NarratorConfigError = ConfigError;
+
+/** A value trimmed, and unset when only whitespace (as `parseEnv` treats empty strings). */
+const trimmed = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (typeof v === 'string' ? v.trim() || undefined : v), schema);
 
 /** The environment variables of the narrative, parsed once at start. Empty strings count as unset. */
 const NarratorEnv = z.object({
-  OPENAI_API_KEY: z.string().optional(),
-  OPENAI_BASE_URL: z.url().optional(),
-  WARDEN_LLM_MODEL: z.string().default(DEFAULT_NARRATIVE_MODEL),
-  WARDEN_LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(DEFAULT_NARRATIVE_TIMEOUT_MS),
-  WARDEN_LLM_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(DEFAULT_NARRATIVE_MAX_RETRIES),
-  WARDEN_LLM_MAX_FACTS_CHARS: z.coerce.number().int().min(1000).default(DEFAULT_MAX_FACTS_CHARS),
+  OPENAI_API_KEY: trimmed(z.string().optional()),
+  OPENAI_BASE_URL: trimmed(z.url().optional()),
+  WARDEN_LLM_MODEL: trimmed(z.string().default(DEFAULT_NARRATIVE_MODEL)),
+  WARDEN_LLM_TIMEOUT_MS: trimmed(z.coerce.number().int().positive().default(DEFAULT_NARRATIVE_TIMEOUT_MS)),
+  WARDEN_LLM_MAX_RETRIES: trimmed(
+    z.coerce.number().int().min(0).max(10).default(DEFAULT_NARRATIVE_MAX_RETRIES),
+  ),
+  WARDEN_LLM_MAX_FACTS_CHARS: trimmed(z.coerce.number().int().min(1000).default(DEFAULT_MAX_FACTS_CHARS)),
 });
 
 /**
@@ -55,26 +59,11 @@ const NarratorEnv = z.object({
  * `WARDEN_LLM_MODEL` (default `gpt-4o-mini`), `WARDEN_LLM_TIMEOUT_MS` (default 30000),
  * `WARDEN_LLM_MAX_RETRIES` (default 1), `WARDEN_LLM_MAX_FACTS_CHARS` (default 16000). Pass the result
  * to `createNarrator`, which returns null when neither the key nor the base URL is set.
- * @throws NarratorConfigError naming every variable with an invalid value
+ * Parsed by `parseEnv` of `@agent-warden/config`, as every service's configuration.
+ * @throws NarratorConfigError (= `ConfigError`) naming every variable with an invalid value
  */
 export function narratorConfigFromEnv(env: NodeJS.ProcessEnv = process.env): NarratorConfig {
-  const cleaned: Record<string, string> = {};
-  for (const key of Object.keys(NarratorEnv.shape)) {
-    const value = env[key]?.trim();
-    if (value) cleaned[key] = value;
-  }
-  const result = NarratorEnv.safeParse(cleaned);
-  if (!result.success) {
-    const issues = result.error.issues.map((i) => ({
-      variable: i.path.map(String).join('.'),
-      message: i.message,
-    }));
-    throw new NarratorConfigError(
-      `invalid narrative configuration: ${issues.map((i) => `${i.variable}: ${i.message}`).join('; ')}`,
-      issues,
-    );
-  }
-  const e = result.data;
+  const e = parseEnv(NarratorEnv, env);
   return {
     ...(e.OPENAI_API_KEY !== undefined ? { apiKey: e.OPENAI_API_KEY } : {}),
     ...(e.OPENAI_BASE_URL !== undefined ? { baseUrl: e.OPENAI_BASE_URL } : {}),

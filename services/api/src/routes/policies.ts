@@ -10,7 +10,11 @@ import {
   PolicyVersionsQuery,
   ProjectSettings,
   Uuid,
+  type DescribedPolicyVersionView,
+  type DescribedPolicyView,
   type PolicyInput,
+  type PolicyOperatorList,
+  type PolicyValidationView,
   type ValidationIssue,
 } from '@agent-warden/contracts';
 import type { PolicyChangeNotifier } from '../policy-changes';
@@ -39,7 +43,7 @@ import {
   type PrismaClient,
 } from '@agent-warden/db';
 import { AppError, actorOf, notFound, parseOr400, principalOf, validationError } from '@agent-warden/http';
-import { validatePolicy } from '@agent-warden/policy';
+import { describeMatch, listOperators, validatePolicy } from '@agent-warden/policy';
 import { decodeCursor, encodeCursor } from '../cursor';
 
 const ALLOWED_KEYS = new Set<string>(POLICY_INPUT_KEYS);
@@ -71,6 +75,35 @@ export function policyOr400(body: unknown, prefix = ''): PolicyInput {
     `invalid policy: ${r.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
     r.errors,
   );
+}
+
+/** A stored policy as the API answers it: storage's view plus `rule`, the text of its match tree. */
+function described(p: Parameters<typeof policyView>[0]): DescribedPolicyView {
+  const view = policyView(p);
+  return { ...view, rule: describeMatch(view.match) };
+}
+
+/** A kept version as the API answers it, with `rule`. */
+function describedVersion(v: Parameters<typeof policyVersionView>[0]): DescribedPolicyVersionView {
+  const view = policyVersionView(v);
+  return { ...view, rule: describeMatch(view.match) };
+}
+
+/**
+ * `POST /v1/policies/validate`: what a create would say about `body`, plus the rule text as soon
+ * as the match tree is valid (the editor shows it while the name is still empty). Never throws.
+ */
+export function validationOf(body: unknown): PolicyValidationView {
+  const r = checkPolicyBody(body);
+  const errors = r.ok ? [] : r.errors;
+  const match = body && typeof body === 'object' ? (body as { match?: unknown }).match : undefined;
+  const matchOk =
+    match !== undefined && !errors.some((e) => e.path === 'match' || e.path.startsWith('match.'));
+  return {
+    valid: r.ok,
+    rule: matchOk ? describeMatch(match as PolicyInput['match']) : null,
+    errors,
+  };
 }
 
 /** Maps the typed errors of `@agent-warden/db`'s policy writes to problems (404, 409). */
@@ -109,7 +142,8 @@ const VersionParam = z.coerce.number().int().min(1).max(2_147_483_647);
 
 /**
  * Policy management (docs/architecture.md#guardrail-policies; docs/guardrails.md): CRUD with versions,
- * enable/disable, soft delete, import/export, the project's default decision and the audit log.
+ * enable/disable, soft delete, import/export, validation with the rule text, the operator listing,
+ * the project's default decision and the audit log.
  * Reads need `read`, writes and the audit log `admin`. Every query is filtered by the key's project.
  */
 export function policiesRouter(deps: {
@@ -139,15 +173,24 @@ export function policiesRouter(deps: {
     const page = rows.slice(0, q.limit);
     const last = page[page.length - 1];
     res.json({
-      items: page.map(policyView),
+      items: page.map(described),
       nextCursor: rows.length > q.limit && last ? listCursor.encode(last.name, last.id) : null,
     });
+  });
+
+  r.post('/v1/policies/validate', read, (req, res) => {
+    res.json(validationOf(req.body));
+  });
+
+  r.get('/v1/policy-operators', read, (_req, res) => {
+    const answer: PolicyOperatorList = { items: listOperators() };
+    res.json(answer);
   });
 
   r.post('/v1/policies', admin, async (req, res) => {
     const p = await createPolicy(db, ctx(req), policyOr400(req.body));
     changed(p.projectId, 'created', p.id);
-    res.status(201).location(`/v1/policies/${p.id}`).json(policyView(p));
+    res.status(201).location(`/v1/policies/${p.id}`).json(described(p));
   });
 
   r.post('/v1/policies/import', admin, async (req, res) => {
@@ -203,7 +246,7 @@ export function policiesRouter(deps: {
   r.get('/v1/policies/:policyId', read, async (req, res) => {
     const p = await findPolicy(db, principalOf(req).projectId, idOf(req));
     if (!p) throw notFound('policy');
-    res.json(policyView(p));
+    res.json(described(p));
   });
 
   r.put('/v1/policies/:policyId', admin, async (req, res) => {
@@ -214,7 +257,7 @@ export function policiesRouter(deps: {
     const expected = parseOr400(VersionParam.optional(), expectedVersion, 'expectedVersion');
     const p = await replacePolicy(db, ctx(req), id, policyOr400(isObject ? body : raw), expected);
     changed(p.projectId, 'updated', p.id);
-    res.json(policyView(p));
+    res.json(described(p));
   });
 
   r.delete('/v1/policies/:policyId', admin, async (req, res) => {
@@ -232,7 +275,7 @@ export function policiesRouter(deps: {
     r.post(`/v1/policies/:policyId/${verb}`, admin, async (req, res) => {
       const { policy } = await setPolicyEnabled(db, ctx(req), idOf(req), enabled);
       changed(policy.projectId, enabled ? 'enabled' : 'disabled', policy.id);
-      res.json(policyView(policy));
+      res.json(described(policy));
     });
 
   r.get('/v1/policies/:policyId/versions', read, async (req, res) => {
@@ -244,7 +287,7 @@ export function policiesRouter(deps: {
     const page = rows.slice(0, q.limit);
     const last = page[page.length - 1];
     res.json({
-      items: page.map(policyVersionView),
+      items: page.map(describedVersion),
       nextCursor: rows.length > q.limit && last ? String(last.version) : null,
     });
   });
@@ -253,7 +296,7 @@ export function policiesRouter(deps: {
     const version = parseOr400(VersionParam, req.params.version, 'version');
     const v = await findPolicyVersion(db, principalOf(req).projectId, idOf(req), version);
     if (!v) throw notFound('policy version');
-    res.json(policyVersionView(v));
+    res.json(describedVersion(v));
   });
 
   r.get('/v1/projects/current/settings', read, async (req, res) => {

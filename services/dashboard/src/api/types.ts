@@ -20,8 +20,10 @@ import type {
   EventView,
   MatchNode,
   PolicyInput,
-  PolicyVersionView,
-  PolicyView,
+  DescribedPolicyVersionView,
+  DescribedPolicyView,
+  PolicyOperatorView,
+  PolicyValidationView,
   RecommendationView,
   RunView,
   SessionDetailView,
@@ -49,16 +51,15 @@ export type ApprovalTransition = ApprovalTransitionView;
 export type EventStats = z.infer<typeof EventStatsView>;
 export type Dry = z.infer<typeof DryRunResponse>;
 export type Backtest = BacktestResponse;
-export type {
-  Decision,
-  EventType,
-  MatchNode,
-  PolicyInput,
-  PolicyVersionView,
-  PolicyView,
-  RecommendationView,
-  SessionIntelligenceView,
-};
+/** A stored policy with `rule`, the API's text of its match tree. */
+export type PolicyView = DescribedPolicyView;
+/** A kept version of a policy, with `rule`. */
+export type PolicyVersionView = DescribedPolicyVersionView;
+/** One operator of the API's registry (`GET /v1/policy-operators`). */
+export type PolicyOperator = PolicyOperatorView;
+/** `POST /v1/policies/validate` answer. */
+export type PolicyValidation = PolicyValidationView;
+export type { Decision, EventType, MatchNode, PolicyInput, RecommendationView, SessionIntelligenceView };
 
 /** Roles of people (docs/architecture.md#auth). */
 export type Role = 'viewer' | 'approver' | 'admin';

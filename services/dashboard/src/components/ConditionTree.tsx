@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
-import type { MatchNode } from '../api/types';
-import { formatValue, isLeaf, OPS, parseValue, POLICY_FIELDS } from '../lib/policy';
+import type { MatchNode, PolicyOperator } from '../api/types';
+import { formatValue, isLeaf, parseValue, POLICY_FIELDS, type Operand } from '../lib/policy';
+import { useOperators } from '../lib/policy-operators';
 
 type Path = (string | number)[];
 
@@ -78,8 +79,11 @@ function NodeEditor({
   errors: Map<string, string>;
   root?: boolean;
 }) {
+  const operators = useOperators();
   if (isLeaf(node)) {
     const leaf = node as { field: string; op: string; value?: unknown };
+    const operandOf = (op: string): Operand => operators.find((o) => o.name === op)?.operand;
+    const current = operators.find((o) => o.name === leaf.op);
     const set = (patch: Partial<typeof leaf>) => onSet(path, { ...leaf, ...patch } as MatchNode);
     return (
       <div className="cond-leaf">
@@ -96,16 +100,20 @@ function NodeEditor({
             aria-label="Operator"
             value={leaf.op}
             onChange={(e) =>
-              set({ op: e.target.value, value: parseValue(e.target.value, formatValue(leaf.value)) })
+              set({
+                op: e.target.value,
+                value: parseValue(operandOf(e.target.value), formatValue(leaf.value)),
+              })
             }
           >
-            {OPS.map((o) => (
-              <option key={o} value={o}>
-                {o}
+            {!current && <option value={leaf.op}>{leaf.op}</option>}
+            {operators.map((o) => (
+              <option key={o.name} value={o.name} title={`${o.summary} — e.g. ${o.example.text}`}>
+                {o.name}
               </option>
             ))}
           </select>
-          {leaf.op === 'exists' ? (
+          {current?.operand === 'flag' ? (
             <select
               aria-label="Value"
               value={String(leaf.value !== false)}
@@ -116,7 +124,7 @@ function NodeEditor({
             </select>
           ) : (
             <ValueInput
-              op={leaf.op}
+              operator={current}
               value={leaf.value}
               invalid={errors.has(key([...path, 'value']))}
               onChange={(value) => set({ value })}
@@ -205,29 +213,33 @@ function NodeEditor({
 
 /** The value text as typed (kept while typing), parsed on each change. */
 function ValueInput({
-  op,
+  operator,
   value,
   invalid,
   onChange,
 }: {
-  op: string;
+  operator: PolicyOperator | undefined;
   value: unknown;
   invalid: boolean;
   onChange: (v: unknown) => void;
 }) {
+  const operand = operator?.operand;
   const [text, setText] = useState(formatValue(value));
   useEffect(() => {
     // Follow outside changes (JSON view, reset) but not the echo of our own typing.
-    if (JSON.stringify(parseValue(op, text)) !== JSON.stringify(value)) setText(formatValue(value));
-  }, [value, op]);
+    if (JSON.stringify(parseValue(operand, text)) !== JSON.stringify(value)) setText(formatValue(value));
+  }, [value, operand]);
+  const example = operator?.example.value;
   return (
     <input
       aria-label="Value"
       value={text}
-      placeholder={op === 'in' ? 'a, b, c' : op === 'regex' ? 'rm\\s+-rf' : 'value'}
+      placeholder={
+        Array.isArray(example) ? example.join(', ') : example === undefined ? 'value' : formatValue(example)
+      }
       onChange={(e) => {
         setText(e.target.value);
-        onChange(parseValue(op, e.target.value));
+        onChange(parseValue(operand, e.target.value));
       }}
       className={invalid ? 'invalid grow' : 'grow'}
     />

@@ -8,7 +8,6 @@ import { DecisionsChart, TopPoliciesChart } from '../components/Charts';
 import { DecisionBadge, EmptyState, ErrorBox, Loading, PageHeader } from '../components/ui';
 import { relative } from '../lib/format';
 import { decisionBuckets, topPolicies } from '../lib/stats';
-import { describeMatch } from '../lib/policy';
 import { usePolicies } from './policies-data';
 
 const RANGES = {
@@ -77,8 +76,8 @@ export default function Guardrails() {
                 <td>
                   <DecisionBadge decision={p.decision} />
                 </td>
-                <td className="mono small truncate" title={describeMatch(p.match)}>
-                  {describeMatch(p.match)}
+                <td className="mono small truncate" title={p.rule}>
+                  {p.rule}
                 </td>
                 <td className="num">v{p.version}</td>
                 <td>{relative(p.updatedAt)}</td>

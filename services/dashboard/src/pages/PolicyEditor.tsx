@@ -9,7 +9,8 @@ import { ConditionTree } from '../components/ConditionTree';
 import { DecisionBadge, ErrorBox, JsonView, Loading, PageHeader, Tabs } from '../components/ui';
 import { DECISIONS } from '../lib/events';
 import { dateTime, isoToLocalInput, localInputToIso, preview, shortId } from '../lib/format';
-import { describeMatch, newPolicy } from '../lib/policy';
+import { newPolicy } from '../lib/policy';
+import { useRuleText } from '../lib/policy-operators';
 import { EnableToggle } from './Guardrails';
 
 function inputOf(p: PolicyView | PolicyVersionView): PolicyInput {
@@ -96,6 +97,7 @@ export default function PolicyEditor() {
     if (save.error instanceof ApiError) for (const e of save.error.errors) m.set(e.path, e.message);
     return m;
   }, [save.error]);
+  const rule = useRuleText(bodyOf(draft));
   if (policyId && existing.isLoading) return <Loading />;
   if (policyId && existing.error) return <ErrorBox error={existing.error} />;
   const set = (patch: Partial<PolicyInput>) => setDraft((d) => ({ ...d, ...patch }));
@@ -235,7 +237,9 @@ export default function PolicyEditor() {
               <div className="label">Matches when</div>
               <ConditionTree node={draft.match} onChange={(match) => set({ match })} errors={errors} />
               {fieldErr('match')}
-              <div className="muted small mono rule">{describeMatch(draft.match)}</div>
+              <div className="muted small mono rule" data-testid="rule-text">
+                {rule ?? (rule === null ? 'The conditions are not complete yet.' : '…')}
+              </div>
             </div>
           ) : (
             <JsonEditor value={draft} onChange={setDraft} />

@@ -2,9 +2,12 @@ import type { RequestHandler } from 'express';
 import {
   GuardRequest,
   evaluationMessage,
+  evaluationRecord,
+  guardDecision,
+  guardInput,
+  guardedToolName,
   newId,
   type GuardDecision,
-  type EvaluationRecord,
 } from '@agent-warden/contracts';
 import { createApproval, type PrismaClient, type Prisma } from '@agent-warden/db';
 import { AppError, parseOr400, principalOf } from '@agent-warden/http';
@@ -51,26 +54,11 @@ export function evaluateHandler(deps: {
         });
 
       const engine = deps.policies.engineFor(projectId);
-      const input = {
-        action: body.action,
-        tool: body.tool,
-        resource: body.resource,
-        riskLevel: body.riskLevel,
-        arguments: body.arguments,
-      };
+      const input = guardInput(body);
       const result = engine.evaluate({ ...input, agent: { key: agent.key } }, body.mode);
       const evaluationId = newId();
       const evaluatedAt = new Date();
-      const decision: GuardDecision = {
-        evaluationId,
-        mode: body.mode,
-        policyDecision: result.policyDecision,
-        effectiveDecision: result.effectiveDecision,
-        matchedGuardrails: result.matchedGuardrails,
-        wouldBlock: result.wouldBlock,
-        wouldRequireApproval: result.wouldRequireApproval,
-        evaluatedAt: evaluatedAt.toISOString(),
-      };
+      let approvalRef: GuardDecision['approval'];
       if (body.mode === 'enforce' && result.policyDecision === 'require_approval' && !body.dryRun) {
         // No approval that no evaluation record would name: refuse before creating it.
         if (!deps.evaluations.hasRoom()) throw unavailable();
@@ -81,40 +69,26 @@ export function evaluateHandler(deps: {
           evaluationId,
           agentId: body.agentId,
           sessionId: body.sessionId ?? null,
-          toolName: body.tool?.name ?? body.action?.name ?? null,
+          toolName: guardedToolName(input),
           policyId: result.approval?.policyId ?? null,
           onTimeout: result.approval?.onTimeout ?? 'deny',
           expiresAt: new Date(evaluatedAt.getTime() + timeoutSeconds * 1000),
           request: JSON.parse(JSON.stringify(input)) as Prisma.InputJsonValue,
         });
-        decision.approval = {
-          id: approval.id,
-          status: 'pending',
-          expiresAt: approval.expiresAt.toISOString(),
-        };
+        approvalRef = { id: approval.id, status: 'pending', expiresAt: approval.expiresAt.toISOString() };
       }
 
-      const record: EvaluationRecord = {
+      const record = evaluationRecord({
         evaluationId,
         projectId,
-        agentId: body.agentId,
-        agentVersionId: body.agentVersionId ?? null,
-        sessionId: body.sessionId ?? null,
-        runId: body.runId ?? null,
-        toolCallId: body.toolCallId ?? null,
-        mode: body.mode,
-        policyDecision: result.policyDecision,
-        effectiveDecision: result.effectiveDecision,
-        matchedGuardrails: result.matchedGuardrails,
-        wouldBlock: result.wouldBlock,
-        wouldRequireApproval: result.wouldRequireApproval,
-        dryRun: body.dryRun,
-        approvalId: decision.approval?.id ?? null,
+        request: body,
         input,
-        evaluatedAt: decision.evaluatedAt,
-      };
+        outcome: result,
+        approvalId: approvalRef?.id ?? null,
+        evaluatedAt: evaluatedAt.toISOString(),
+      });
       await deps.evaluations.record(evaluationMessage(record), Number(req.headers['content-length']) || 0);
-      res.status(200).json(decision);
+      res.status(200).json(guardDecision(record, approvalRef));
     } catch (err) {
       next(err);
     }
