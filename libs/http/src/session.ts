@@ -1,16 +1,18 @@
 import type { Request, Response } from 'express';
 import jwt from 'jsonwebtoken';
 import { parseCookie, stringifySetCookie } from 'cookie';
-import type { Role } from './auth';
 
 /** Name of the session cookie (contracts `SESSION_COOKIE`). */
 export const SESSION_COOKIE_NAME = 'warden_session';
 
-/** Claims of a session token: `sub` = user id. */
+/**
+ * Claims of a session token: `sub` = user id; `projectId` = the person's current project (null when
+ * they belong to none). The role is never taken from the token: the guard reads the membership of
+ * the current project on every request (docs/decisions.md "Projects and members").
+ */
 export interface SessionClaims {
   sub: string;
-  projectId: string;
-  role: Role;
+  projectId: string | null;
   email: string;
 }
 
@@ -31,7 +33,7 @@ const ISSUER = 'agent-warden';
 const AUDIENCE = 'agent-warden:dashboard';
 
 /**
- * Session tokens of people (DESIGN.md "Auth"): an HS256 JWT (jsonwebtoken) in the cookie
+ * Session tokens of people (docs/architecture.md "Auth"): an HS256 JWT (jsonwebtoken) in the cookie
  * `warden_session` (httpOnly, SameSite=Lax, Path=/, Max-Age = the token's lifetime, Secure per
  * {@link SessionOptions.secure}). Stateless: a token stays valid until it expires, so the guard
  * re-reads the user on each request (a disabled user or a changed role takes effect at once).
@@ -64,9 +66,9 @@ export class SessionTokens {
         audience: AUDIENCE,
       });
       if (typeof c === 'string' || typeof c.sub !== 'string') return null;
-      const { projectId, role, email } = c as Record<string, unknown>;
-      if (typeof projectId !== 'string' || typeof role !== 'string' || typeof email !== 'string') return null;
-      return { sub: c.sub, projectId, role: role as Role, email };
+      const { projectId, email } = c as Record<string, unknown>;
+      if ((typeof projectId !== 'string' && projectId !== null) || typeof email !== 'string') return null;
+      return { sub: c.sub, projectId, email };
     } catch {
       return null;
     }
