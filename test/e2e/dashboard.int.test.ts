@@ -451,6 +451,30 @@ test('a person creates a project, switches to it, sees it empty and creates an A
   // The replayed sessions of the first project are back; the staging session is not among them.
   await waitFor(async () => (await page.locator('.sessions-table tbody tr').count()) > 1);
   expect(await page.locator('.sessions-table tbody tr', { hasText: 'first run in staging' }).count()).toBe(0);
+
+  // Delete it from the Projects page: a wrong name in the confirmation sends nothing, its name deletes it.
+  const deletes: string[] = [];
+  const onRequest = (r: { method(): string; url(): string }) => {
+    if (r.method() === 'DELETE' && r.url().includes('/v1/projects/')) deletes.push(r.url());
+  };
+  page.on('request', onRequest);
+  await page.goto(`${warden.url}/settings/projects`);
+  await page.getByRole('button', { name: 'e2e staging', exact: true }).click();
+  const settings = page.getByRole('region', { name: 'Settings of e2e staging' });
+  page.once('dialog', (d) => void d.accept('not the name'));
+  await settings.getByRole('button', { name: 'Delete project' }).click();
+  page.once('dialog', (d) => void d.accept('e2e staging'));
+  await settings.getByRole('button', { name: 'Delete project' }).click();
+  await waitFor(
+    async () => (await page.getByRole('button', { name: 'e2e staging', exact: true }).count()) === 0,
+  );
+  const left = await call(warden.url, 'GET', '/v1/projects', {
+    headers: { cookie: (await admin.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') },
+  });
+  expect((left.body.items as { id: string }[]).map((x) => x.id)).not.toContain(staging.id);
+  expect((await call(warden.url, 'GET', '/v1/sessions?limit=1', { apiKey: secret })).status).toBe(401);
+  page.off('request', onRequest);
+  expect(deletes).toEqual([`${warden.url}/v1/projects/${staging.id}`]);
 });
 
 test('screenshots of the other main pages', async () => {

@@ -79,7 +79,7 @@ export default function Users({ projectId, embedded }: { projectId?: string; emb
         />
         <input
           type="password"
-          placeholder="initial password (new people)"
+          placeholder="password (new people)"
           minLength={10}
           value={form.password}
           onChange={(e) => setForm({ ...form, password: e.target.value })}
