@@ -75,6 +75,7 @@ describe('people: sign-in, roles, CSRF rule and API keys', () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       user: { id: expect.any(String), email: ADMIN.email, name: null, role: 'admin', projectId },
+      projects: [{ id: projectId, name: 'default', role: 'admin', createdAt: expect.any(String) }],
     });
     const [cookie] = r.headers.getSetCookie();
     expect(cookie).toMatch(/^warden_session=[\w-]+\.[\w-]+\.[\w-]+;/);

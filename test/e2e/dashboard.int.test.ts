@@ -399,6 +399,93 @@ test('an admin creates an API key, sees its secret once, and revokes it', async 
   expect((await call(warden.url, 'GET', '/v1/sessions?limit=1', { apiKey: secret })).status).toBe(401);
 });
 
+test('a person creates a project, switches to it, sees it empty and creates an API key there', async () => {
+  await page.goto(`${warden.url}/settings/projects`);
+  await page.getByRole('heading', { name: 'Projects' }).waitFor();
+  await page.getByLabel('Project name', { exact: true }).fill('e2e staging');
+  await page.getByRole('button', { name: 'Create project' }).click();
+  // The new project is listed and its settings open (its creator is its admin).
+  await page.getByRole('region', { name: 'Settings of e2e staging' }).waitFor();
+  await shot(page, 'projects');
+  const created = await call(warden.url, 'GET', '/v1/projects', {
+    headers: { cookie: (await admin.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') },
+  });
+  const staging = (created.body.items as { id: string; name: string; role: string }[]).find(
+    (p) => p.name === 'e2e staging',
+  )!;
+  expect(staging.role).toBe('admin');
+
+  // Switch with the switcher: the sessions list is empty, the replayed sessions stay in the first project.
+  await page.getByRole('combobox', { name: 'Project' }).selectOption({ label: 'e2e staging' });
+  await page.waitForURL(/\/sessions$/);
+  await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+  await page.getByRole('heading', { name: 'No sessions yet' }).waitFor();
+  expect(await page.locator('.sessions-table tbody tr').count()).toBe(0);
+  expect(await page.getByRole('combobox', { name: 'Project' }).inputValue()).toBe(staging.id);
+  await shot(page, 'project-empty');
+
+  // An API key of the new project: events sent with it land there, not in the first project.
+  await page.goto(`${warden.url}/admin/keys`);
+  await page.getByLabel('Key name').fill('e2e staging agent');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const secretBox = page.locator('.card.secret pre');
+  await secretBox.waitFor();
+  const secret = (await secretBox.textContent())!.trim();
+  const agent = new WardenClient({
+    baseUrl: warden.url,
+    apiKey: secret,
+    agent: { key: 'e2e-staging-agent' },
+    flushIntervalMs: 200,
+  });
+  clients.push(agent);
+  await agent.ready();
+  const sessionId = agent.startSession({ inputSummary: 'first run in staging' });
+  agent.endSession();
+  await agent.flush();
+  await page.goto(`${warden.url}/sessions`);
+  await page
+    .locator('.sessions-table tbody tr', { hasText: 'first run in staging' })
+    .waitFor({ timeout: 30_000 });
+  expect(await page.locator('.sessions-table tbody tr').count()).toBe(1);
+  const inFirst = await call(warden.url, 'GET', '/v1/sessions?limit=100', { apiKey: API_KEY });
+  expect((inFirst.body.items as { id: string }[]).map((x) => x.id)).not.toContain(sessionId);
+  await shot(page, 'project-sessions');
+
+  // Back to the first project for the pages that follow.
+  await page.getByRole('combobox', { name: 'Project' }).selectOption({ label: 'default' });
+  await page.waitForURL(/\/sessions$/);
+  await waitFor(
+    async () => (await page.getByRole('combobox', { name: 'Project' }).inputValue()) !== staging.id,
+  );
+  // The replayed sessions of the first project are back; the staging session is not among them.
+  await waitFor(async () => (await page.locator('.sessions-table tbody tr').count()) > 1);
+  expect(await page.locator('.sessions-table tbody tr', { hasText: 'first run in staging' }).count()).toBe(0);
+
+  // Delete it from the Projects page: a wrong name in the confirmation sends nothing, its name deletes it.
+  const deletes: string[] = [];
+  const onRequest = (r: { method(): string; url(): string }) => {
+    if (r.method() === 'DELETE' && r.url().includes('/v1/projects/')) deletes.push(r.url());
+  };
+  page.on('request', onRequest);
+  await page.goto(`${warden.url}/settings/projects`);
+  await page.getByRole('button', { name: 'e2e staging', exact: true }).click();
+  const settings = page.getByRole('region', { name: 'Settings of e2e staging' });
+  page.once('dialog', (d) => void d.accept('not the name'));
+  await settings.getByRole('button', { name: 'Delete project' }).click();
+  page.once('dialog', (d) => void d.accept('e2e staging'));
+  await settings.getByRole('button', { name: 'Delete project' }).click();
+  await waitFor(
+    async () => (await page.getByRole('button', { name: 'e2e staging', exact: true }).count()) === 0,
+  );
+  const left = await call(warden.url, 'GET', '/v1/projects', {
+    headers: { cookie: (await admin.cookies()).map((c) => `${c.name}=${c.value}`).join('; ') },
+  });
+  expect((left.body.items as { id: string }[]).map((x) => x.id)).not.toContain(staging.id);
+  expect((await call(warden.url, 'GET', '/v1/sessions?limit=1', { apiKey: secret })).status).toBe(401);
+  page.off('request', onRequest);
+  expect(deletes).toEqual([`${warden.url}/v1/projects/${staging.id}`]);
+});
+
 test('screenshots of the other main pages', async () => {
   await page.goto(`${warden.url}/agents`);
   await page.locator('.agent-card').first().waitFor();

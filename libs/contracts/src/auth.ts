@@ -26,24 +26,76 @@ export const LoginRequest = z
   .meta({ id: 'LoginRequest' });
 export type LoginRequest = z.infer<typeof LoginRequest>;
 
-/** The signed-in person, as `POST /v1/auth/login` and `GET /v1/auth/me` return it. */
+/**
+ * The signed-in person, as `POST /v1/auth/login` and `GET /v1/auth/me` return it: `projectId` is
+ * their current project and `role` their role there; both null when they belong to no project.
+ */
 export const SessionUser = z
   .object({
     id: z.string(),
     email: z.string(),
     name: z.string().nullable(),
-    role: UserRole,
-    projectId: z.string(),
+    role: UserRole.nullable(),
+    projectId: z.string().nullable(),
   })
   .meta({ id: 'SessionUser' });
 export type SessionUser = z.infer<typeof SessionUser>;
 
-/** `POST /v1/auth/login` (200, with `Set-Cookie: warden_session=…`) and `GET /v1/auth/me` response. */
-export const AuthSessionResponse = z.object({ user: SessionUser }).meta({ id: 'AuthSession' });
+/**
+ * A project as `GET /v1/projects` lists it: `role` is the caller's role in it (null for an API key,
+ * which acts by its scopes).
+ */
+export const ProjectView = z
+  .object({ id: z.string(), name: z.string(), role: UserRole.nullable(), createdAt: Timestamp })
+  .meta({ id: 'Project' });
+export type ProjectView = z.infer<typeof ProjectView>;
+
+/**
+ * `POST /v1/auth/login` (200, with `Set-Cookie: warden_session=…`), `GET /v1/auth/me` and
+ * `POST /v1/auth/project` response: the person and every project they belong to (the switcher).
+ */
+export const AuthSessionResponse = z
+  .object({ user: SessionUser, projects: z.array(ProjectView) })
+  .meta({ id: 'AuthSession' });
 export type AuthSessionResponse = z.infer<typeof AuthSessionResponse>;
 
-/** A person of the project as `GET /v1/users` lists them (never the password hash). */
+/** `POST /v1/auth/project` body: the project to make current (the person must be a member). */
+export const SwitchProjectRequest = z
+  .object({ projectId: z.uuid() })
+  .strict()
+  .meta({ id: 'SwitchProjectRequest' });
+export type SwitchProjectRequest = z.infer<typeof SwitchProjectRequest>;
+
+/** A project's name: 1 to 100 characters, trimmed. */
+export const ProjectName = z.string().trim().min(1).max(100);
+
+/** `POST /v1/projects` and `PATCH /v1/projects/{projectId}` body. */
+export const ProjectWriteRequest = z
+  .object({ name: ProjectName })
+  .strict()
+  .meta({ id: 'ProjectWriteRequest' });
+export type ProjectWriteRequest = z.infer<typeof ProjectWriteRequest>;
+
+/**
+ * `POST /v1/projects/{projectId}/members` body (admin): adds the person with this email; without
+ * an account yet, `password` (and `name`) create one. A password for an existing account is refused
+ * (409): an admin of one project never sets the password of someone else's account.
+ */
+export const MemberAddRequest = z
+  .object({
+    email: Email,
+    role: UserRole,
+    password: Password.optional(),
+    name: z.string().trim().min(1).max(200).optional(),
+  })
+  .strict()
+  .meta({ id: 'MemberAddRequest' });
+export type MemberAddRequest = z.infer<typeof MemberAddRequest>;
+
+/** A person of a project as `GET /v1/users` and `GET /v1/projects/{projectId}/members` list them (never the password hash). */
 export const UserView = SessionUser.extend({
+  role: UserRole,
+  projectId: z.string(),
   createdAt: Timestamp,
   lastLoginAt: Timestamp.nullable(),
   /** Set when disabled: the person can no longer sign in and their session cookie stops working. */

@@ -8,6 +8,8 @@ export * from './projects';
 export * from './agents';
 export * from './approvals';
 export * from './users';
+export * from './members';
+export * from './project-admin';
 export * from './api-keys';
 export * from './policies';
 export * from './audit';

@@ -2,11 +2,10 @@ import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } 
 import { newId } from '@agent-warden/contracts';
 import type { PrismaClient } from './client';
 import type { User } from './generated/prisma/client';
-import { withProjectLock } from './policy-tx';
 
 export type { User };
 
-/** Roles of people (docs/architecture.md#auth). */
+/** Roles of people in a project (docs/architecture.md#auth). */
 export type UserRole = 'viewer' | 'approver' | 'admin';
 
 /**
@@ -67,7 +66,7 @@ export class UserEmailTakenError extends Error {
   }
 }
 
-/** Thrown by {@link updateUser} when the change would leave the project without an enabled admin. */
+/** Thrown when a change would leave a project without an enabled admin (docs/decisions.md "Projects and members"). */
 export class LastAdminError extends Error {
   readonly code = 'conflict';
   constructor() {
@@ -80,25 +79,23 @@ export class LastAdminError extends Error {
 export const normaliseEmail = (email: string) => email.trim().toLowerCase();
 
 /**
- * Creates a person of a project with a hashed password.
- * @throws UserEmailTakenError when the email is taken (in any project)
+ * Creates a person (installation-wide account) with a hashed password and, with `projectId` and
+ * `role`, their membership of that project, in one transaction.
+ * @throws UserEmailTakenError when the email is taken
  */
 export async function createUser(
   db: PrismaClient,
-  data: { projectId: string; email: string; password: string; role: UserRole; name?: string | null },
+  data: { email: string; password: string; name?: string | null; projectId?: string; role?: UserRole },
 ): Promise<User> {
   const email = normaliseEmail(data.email);
   const passwordHash = await hashPassword(data.password);
+  const id = newId();
   try {
-    return await db.user.create({
-      data: {
-        id: newId(),
-        projectId: data.projectId,
-        email,
-        name: data.name ?? null,
-        passwordHash,
-        role: data.role,
-      },
+    return await db.$transaction(async (tx) => {
+      const user = await tx.user.create({ data: { id, email, name: data.name ?? null, passwordHash } });
+      if (data.projectId && data.role)
+        await tx.projectMember.create({ data: { projectId: data.projectId, userId: id, role: data.role } });
+      return user;
     });
   } catch (err) {
     if ((err as { code?: string }).code === 'P2002') throw new UserEmailTakenError(email);
@@ -106,24 +103,14 @@ export async function createUser(
   }
 }
 
-/** The user with this email (any project, enabled or not), or null. */
+/** The user with this email (enabled or not), or null. */
 export async function findUserByEmail(db: PrismaClient, email: string): Promise<User | null> {
   return db.user.findUnique({ where: { email: normaliseEmail(email) } });
 }
 
-/** One user by id, or null; with `projectId`, only within that project. */
-export async function findUser(db: PrismaClient, id: string, projectId?: string): Promise<User | null> {
-  return db.user.findFirst({ where: { id, ...(projectId ? { projectId } : {}) } });
-}
-
-/** The project's people, by email. */
-export async function listUsers(db: PrismaClient, projectId: string): Promise<User[]> {
-  return db.user.findMany({ where: { projectId }, orderBy: { email: 'asc' } });
-}
-
-/** Number of people of a project (any state). */
-export async function countUsers(db: PrismaClient, projectId: string): Promise<number> {
-  return db.user.count({ where: { projectId } });
+/** One user by id, or null. */
+export async function findUser(db: PrismaClient, id: string): Promise<User | null> {
+  return db.user.findUnique({ where: { id } });
 }
 
 /**
@@ -145,59 +132,4 @@ export async function authenticateUser(
   const ok = await verifyPassword(password, user.passwordHash);
   if (!ok || user.disabledAt) return null;
   return db.user.update({ where: { id: user.id }, data: { lastLoginAt: new Date() } });
-}
-
-/**
- * Changes a person of the project: role, disabled (sets / clears `disabledAt`), name, password.
- * Serialised per project so that the last enabled admin cannot be demoted or disabled.
- * Returns null when the user is not in the project.
- * @throws LastAdminError when no enabled admin would remain
- */
-export async function updateUser(
-  db: PrismaClient,
-  projectId: string,
-  id: string,
-  change: { role?: UserRole; disabled?: boolean; name?: string | null; password?: string },
-): Promise<User | null> {
-  const passwordHash = change.password !== undefined ? await hashPassword(change.password) : undefined;
-  return withProjectLock(db, projectId, async (tx) => {
-    const user = await tx.user.findFirst({ where: { id, projectId } });
-    if (!user) return null;
-    const staysAdmin =
-      (change.role ?? user.role) === 'admin' && !(change.disabled ?? user.disabledAt !== null);
-    if (user.role === 'admin' && !user.disabledAt && !staysAdmin) {
-      const admins = await tx.user.count({ where: { projectId, role: 'admin', disabledAt: null } });
-      if (admins <= 1) throw new LastAdminError();
-    }
-    return tx.user.update({
-      where: { id },
-      data: {
-        ...(change.role !== undefined ? { role: change.role } : {}),
-        ...(change.name !== undefined ? { name: change.name } : {}),
-        ...(passwordHash !== undefined ? { passwordHash } : {}),
-        ...(change.disabled !== undefined
-          ? { disabledAt: change.disabled ? (user.disabledAt ?? new Date()) : null }
-          : {}),
-      },
-    });
-  });
-}
-
-/** Disables a person (they can no longer sign in; their session cookie stops working). */
-export async function disableUser(db: PrismaClient, projectId: string, id: string): Promise<User | null> {
-  return updateUser(db, projectId, id, { disabled: true });
-}
-
-/** Wire form of a user (contracts `UserView`): never the password hash. */
-export function userView(u: User) {
-  return {
-    id: u.id,
-    email: u.email,
-    name: u.name,
-    role: u.role as UserRole,
-    projectId: u.projectId,
-    createdAt: u.createdAt.toISOString(),
-    lastLoginAt: u.lastLoginAt?.toISOString() ?? null,
-    disabledAt: u.disabledAt?.toISOString() ?? null,
-  };
 }

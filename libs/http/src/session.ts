@@ -1,16 +1,18 @@
 import type { Request, Response } from 'express';
 import jwt from 'jsonwebtoken';
 import { parseCookie, stringifySetCookie } from 'cookie';
-import type { Role } from './auth';
 
 /** Name of the session cookie (contracts `SESSION_COOKIE`). */
 export const SESSION_COOKIE_NAME = 'warden_session';
 
-/** Claims of a session token: `sub` = user id. */
+/**
+ * Claims of a session token: `sub` = user id; `projectId` = the person's current project (null when
+ * they belong to none). The role is never taken from the token: the guard reads the membership of
+ * the current project on every request (docs/decisions.md "Projects and members").
+ */
 export interface SessionClaims {
   sub: string;
-  projectId: string;
-  role: Role;
+  projectId: string | null;
   email: string;
 }
 
@@ -64,9 +66,9 @@ export class SessionTokens {
         audience: AUDIENCE,
       });
       if (typeof c === 'string' || typeof c.sub !== 'string') return null;
-      const { projectId, role, email } = c as Record<string, unknown>;
-      if (typeof projectId !== 'string' || typeof role !== 'string' || typeof email !== 'string') return null;
-      return { sub: c.sub, projectId, role: role as Role, email };
+      const { projectId, email } = c as Record<string, unknown>;
+      if ((typeof projectId !== 'string' && projectId !== null) || typeof email !== 'string') return null;
+      return { sub: c.sub, projectId, email };
     } catch {
       return null;
     }

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { RequestHandler, Router } from 'express';
-import { authenticateApiKeyHash, findUser, type PrismaClient } from '@agent-warden/db';
+import { authenticateApiKeyHash, findMembership, findUser, type PrismaClient } from '@agent-warden/db';
 import { AuthGuard, KeyAuthenticator, SessionTokens, type Role } from '@agent-warden/http';
 import type { Logger } from '@agent-warden/observability';
 import { ApprovalFeed } from './approval-feed';
 import { apiKeysRouter } from './routes/api-keys';
 import { approvalsRouter } from './routes/approvals';
 import { authRouter } from './routes/auth';
+import { projectsRouter } from './routes/projects';
 import { usersRouter } from './routes/users';
 
 /** How people sign in: the session secret and the cookie's `Secure` attribute. */
@@ -29,6 +30,12 @@ export interface ApiAuth {
   read: RequestHandler;
   approve: RequestHandler;
   admin: RequestHandler;
+  /** A signed-in person, whatever their project (`/v1/projects` list and create, the switch). */
+  person: RequestHandler;
+  /** Admin of the project named by `:projectId` (a UUID or `current`). */
+  projectAdmin: RequestHandler;
+  /** Read capability in the project named by `:projectId`. */
+  projectRead: RequestHandler;
 }
 
 /** Builds the api's authentication (API keys or the session cookie, re-reading the person each request). */
@@ -38,17 +45,16 @@ export function createApiAuth(db: PrismaClient, options: PeopleAuthOptions): Api
     secret: options.sessionSecret ?? randomBytes(48).toString('base64url'),
     secure: options.cookieSecure,
   });
-  const guard = new AuthGuard(keys, sessions, async (id) => {
+  const guard = new AuthGuard(keys, sessions, async (id, projectId) => {
     const u = await findUser(db, id);
-    return u
-      ? {
-          id: u.id,
-          projectId: u.projectId,
-          email: u.email,
-          role: u.role as Role,
-          disabled: u.disabledAt !== null,
-        }
-      : null;
+    if (!u) return null;
+    const m = projectId ? await findMembership(db, projectId, id) : null;
+    return {
+      id: u.id,
+      email: u.email,
+      role: (m?.role as Role | undefined) ?? null,
+      disabled: u.disabledAt !== null,
+    };
   });
   return {
     keys,
@@ -56,10 +62,13 @@ export function createApiAuth(db: PrismaClient, options: PeopleAuthOptions): Api
     read: guard.require('read'),
     approve: guard.require('approve'),
     admin: guard.require('admin'),
+    person: guard.requirePerson(),
+    projectAdmin: guard.requireInProject('admin'),
+    projectRead: guard.requireInProject('read'),
   };
 }
 
-/** Routes of people and approvals: sign-in, users, API keys, the approvals inbox, its stream and decisions. */
+/** Routes of people and approvals: sign-in, projects and their members, users, API keys, the approvals inbox, its stream and decisions. */
 export function peopleRoutes(deps: {
   db: PrismaClient;
   logger: Logger;
@@ -70,9 +79,10 @@ export function peopleRoutes(deps: {
   const feed = new ApprovalFeed(db, logger.child({ component: 'approval-feed' }));
   deps.signal?.addEventListener('abort', () => feed.close(), { once: true });
   return [
-    authRouter({ guard: auth.guard, db }),
-    usersRouter({ admin: auth.admin, db }),
-    apiKeysRouter({ admin: auth.admin, db, keys: auth.keys }),
+    authRouter({ guard: auth.guard, person: auth.person, db }),
+    projectsRouter({ ...auth, db }),
+    usersRouter({ admin: auth.admin, projectAdmin: auth.projectAdmin, db }),
+    apiKeysRouter({ admin: auth.admin, projectAdmin: auth.projectAdmin, db, keys: auth.keys }),
     approvalsRouter({ read: auth.read, approve: auth.approve, db, feed, logger }),
   ];
 }

@@ -1,6 +1,6 @@
 import { lazy, Suspense } from 'react';
-import { Navigate, NavLink, Route, Routes } from 'react-router';
-import { can, useLogout, useMe } from './api/auth';
+import { Navigate, NavLink, Route, Routes, useNavigate } from 'react-router';
+import { can, useLogout, useMe, useSwitchProject } from './api/auth';
 import { ErrorBox, Loading, Shield } from './components/ui';
 import { usePendingCount } from './pages/approvals-data';
 import { SignIn } from './pages/SignIn';
@@ -18,6 +18,7 @@ const PolicyEditor = lazy(() => import('./pages/PolicyEditor'));
 const Approvals = lazy(() => import('./pages/Approvals'));
 const ApiKeys = lazy(() => import('./pages/ApiKeys'));
 const Users = lazy(() => import('./pages/Users'));
+const Projects = lazy(() => import('./pages/Projects'));
 
 /** The app: sign-in when signed out, else the shell with the pages. */
 export function App() {
@@ -25,6 +26,19 @@ export function App() {
   if (user === undefined && !error) return <Loading what="Starting" />;
   if (!user) return error ? <ErrorBox error={error} /> : <SignIn />;
   const admin = can(user.role, 'admin');
+  if (!user.projectId)
+    // Someone without a project (every project of theirs was deleted, or they were removed): only
+    // the Projects page, to create one.
+    return (
+      <div className="shell">
+        <Nav />
+        <main className="main">
+          <Suspense fallback={<Loading />}>
+            <Projects />
+          </Suspense>
+        </main>
+      </div>
+    );
   return (
     <div className="shell">
       <Nav />
@@ -44,6 +58,7 @@ export function App() {
             <Route path="/approvals" element={<Approvals />} />
             {admin && <Route path="/admin/keys" element={<ApiKeys />} />}
             {admin && <Route path="/admin/users" element={<Users />} />}
+            <Route path="/settings/projects" element={<Projects />} />
             <Route
               path="*"
               element={
@@ -59,6 +74,34 @@ export function App() {
   );
 }
 
+/**
+ * The project switcher: every project of the signed-in person; choosing one makes it current (a new
+ * session cookie) and reloads every page's data from it.
+ */
+function ProjectSwitcher() {
+  const { user, projects } = useMe();
+  const switchTo = useSwitchProject();
+  const navigate = useNavigate();
+  if (projects.length === 0) return null;
+  return (
+    <div className="project-switcher">
+      <select
+        aria-label="Project"
+        value={user?.projectId ?? ''}
+        disabled={switchTo.isPending}
+        onChange={(e) => switchTo.mutate(e.target.value, { onSuccess: () => void navigate('/sessions') })}
+      >
+        {!user?.projectId && <option value="">Choose a project</option>}
+        {projects.map((p) => (
+          <option key={p.id} value={p.id}>
+            {p.name}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
 function Nav() {
   const { user } = useMe();
   const logout = useLogout();
@@ -70,26 +113,31 @@ function Nav() {
         <Shield />
         Agent Warden
       </div>
-      <NavLink className={link} to="/sessions">
-        Sessions
-      </NavLink>
-      <NavLink className={link} to="/agents">
-        Agents
-      </NavLink>
-      <NavLink className={link} to="/events">
-        Events
-      </NavLink>
-      <NavLink className={link} to="/guardrails">
-        Guardrails
-      </NavLink>
-      <NavLink className={link} to="/approvals">
-        Approvals
-        {pending > 0 && (
-          <span className="count" aria-label={`${pending} pending`}>
-            {pending}
-          </span>
-        )}
-      </NavLink>
+      <ProjectSwitcher />
+      {user?.projectId && (
+        <>
+          <NavLink className={link} to="/sessions">
+            Sessions
+          </NavLink>
+          <NavLink className={link} to="/agents">
+            Agents
+          </NavLink>
+          <NavLink className={link} to="/events">
+            Events
+          </NavLink>
+          <NavLink className={link} to="/guardrails">
+            Guardrails
+          </NavLink>
+          <NavLink className={link} to="/approvals">
+            Approvals
+            {pending > 0 && (
+              <span className="count" aria-label={`${pending} pending`}>
+                {pending}
+              </span>
+            )}
+          </NavLink>
+        </>
+      )}
       {can(user?.role, 'admin') && (
         <>
           <div className="nav-section">Admin</div>
@@ -101,6 +149,10 @@ function Nav() {
           </NavLink>
         </>
       )}
+      <div className="nav-section">Settings</div>
+      <NavLink className={link} to="/settings/projects">
+        Projects
+      </NavLink>
       <div className="nav-foot">
         <div className="who" title={user?.email}>
           <div>{user?.name || user?.email}</div>

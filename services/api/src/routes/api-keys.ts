@@ -20,25 +20,27 @@ import {
 } from '@agent-warden/http';
 
 /**
- * API keys of the project (`admin`): `GET /v1/api-keys` lists them (never a secret),
- * `POST /v1/api-keys` creates one and answers its secret this once (201), `DELETE /v1/api-keys/{id}`
- * revokes it (204, idempotent). A revoked key stops working at once on this process (its cache
+ * API keys of a project (`admin` there), at two addresses: `/v1/api-keys` (the caller's current
+ * project) and `/v1/projects/{projectId}/api-keys` (a named project; `current` works too).
+ * `GET` lists them (never a secret), `POST` creates one and answers its secret this once (201),
+ * `DELETE …/{keyId}` revokes it (204, idempotent; 404 for a key of another project). A revoked key stops working at once on this process (its cache
  * entry is dropped) and within the key cache's 30 s on other processes (docs/decisions.md).
  */
 export function apiKeysRouter(deps: {
   admin: RequestHandler;
+  projectAdmin: RequestHandler;
   db: PrismaClient;
   keys: KeyAuthenticator;
 }): Router {
-  const { db, admin, keys } = deps;
+  const { db, admin, projectAdmin, keys } = deps;
   const r = Router();
 
-  r.get('/v1/api-keys', admin, async (req, res) => {
+  const list: RequestHandler = async (req, res) => {
     const rows = await listApiKeys(db, principalOf(req).projectId);
     res.json({ items: rows.map(apiKeyView) });
-  });
+  };
 
-  r.post('/v1/api-keys', admin, async (req, res) => {
+  const create: RequestHandler = async (req, res) => {
     const p = principalOf(req);
     const body = parseOr400(ApiKeyCreateRequest, req.body);
     const { secret, prefix } = generateApiKey();
@@ -54,9 +56,9 @@ export function apiKeysRouter(deps: {
     ]);
     res.setHeader('Cache-Control', 'no-store');
     res.status(201).json({ ...view, secret });
-  });
+  };
 
-  r.delete('/v1/api-keys/:keyId', admin, async (req, res) => {
+  const revoke: RequestHandler = async (req, res) => {
     const p = principalOf(req);
     const id = parseOr400(Uuid, req.params.keyId, 'keyId');
     const before = await findApiKey(db, p.projectId, id);
@@ -74,6 +76,13 @@ export function apiKeysRouter(deps: {
         },
       ]);
     res.status(204).end();
-  });
+  };
+
+  r.get('/v1/api-keys', admin, list);
+  r.post('/v1/api-keys', admin, create);
+  r.delete('/v1/api-keys/:keyId', admin, revoke);
+  r.get('/v1/projects/:projectId/api-keys', projectAdmin, list);
+  r.post('/v1/projects/:projectId/api-keys', projectAdmin, create);
+  r.delete('/v1/projects/:projectId/api-keys/:keyId', projectAdmin, revoke);
   return r;
 }

@@ -10,6 +10,9 @@ import type {
   ApprovalInboxItem,
   ApprovalTransitionView,
   ApiKeyView,
+  AuthSessionResponse,
+  ProjectView,
+  SessionUser as SessionUserView,
   UserView,
   AgentDetailView,
   SessionListItem,
@@ -61,12 +64,21 @@ export type PolicyOperator = PolicyOperatorView;
 export type PolicyValidation = PolicyValidationView;
 export type { Decision, EventType, MatchNode, PolicyInput, RecommendationView, SessionIntelligenceView };
 
-/** Roles of people (docs/architecture.md#auth). */
+/** Roles of people in a project (docs/architecture.md#auth). */
 export type Role = 'viewer' | 'approver' | 'admin';
 
-/** The signed-in person (`GET /v1/auth/me`), and a person as admins list them. */
+/** A person of a project as admins list them (`GET /v1/projects/{id}/members`), with their role there. */
 export type User = Omit<UserView, 'createdAt' | 'lastLoginAt' | 'disabledAt'> &
   Partial<Pick<UserView, 'createdAt' | 'lastLoginAt' | 'disabledAt'>>;
+
+/** The signed-in person: `projectId` is their current project, `role` their role there (null: no project). */
+export type SessionUser = SessionUserView;
+
+/** A project with the signed-in person's role in it. */
+export type Project = ProjectView;
+
+/** `GET /v1/auth/me`: the person and every project they belong to. */
+export type AuthSession = AuthSessionResponse;
 
 /** An approval as the inbox lists it: the held call (`request`), agent, session and policy. */
 export type Approval = ApprovalInboxItem;

@@ -12,29 +12,35 @@ function listOf<T>(body: unknown): T[] {
   return ((body as { items?: T[] })?.items ?? []) as T[];
 }
 
-/** API keys (admins): create (the secret is shown once) and revoke. */
-export default function ApiKeys() {
+/**
+ * API keys of a project (admins there): create (the secret is shown once) and revoke. Without
+ * `projectId`, the current project's (the Admin › API keys page); with it, that project's (the
+ * Projects page), with `embedded` leaving out the page header.
+ */
+export default function ApiKeys({ projectId, embedded }: { projectId?: string; embedded?: boolean }) {
   const qc = useQueryClient();
+  const base = `/v1/projects/${projectId ?? 'current'}/api-keys`;
+  const queryKey = ['api-keys', projectId ?? 'current'];
   const q = useQuery({
-    queryKey: ['api-keys'],
-    queryFn: async () => listOf<ApiKey>(await api('/v1/api-keys')),
+    queryKey,
+    queryFn: async () => listOf<ApiKey>(await api(base)),
   });
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>(['ingest', 'read']);
   const create = useMutation({
     mutationFn: () =>
-      api<ApiKey & { secret: string }>('/v1/api-keys', {
+      api<ApiKey & { secret: string }>(base, {
         method: 'POST',
         body: { name, scopes },
       }),
     onSuccess: () => {
       setName('');
-      void qc.invalidateQueries({ queryKey: ['api-keys'] });
+      void qc.invalidateQueries({ queryKey });
     },
   });
   const revoke = useMutation({
-    mutationFn: (id: string) => api(`/v1/api-keys/${id}`, { method: 'DELETE' }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: ['api-keys'] }),
+    mutationFn: (id: string) => api(`${base}/${id}`, { method: 'DELETE' }),
+    onSuccess: () => qc.invalidateQueries({ queryKey }),
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -42,11 +48,13 @@ export default function ApiKeys() {
   };
   const secret = create.data?.secret;
   return (
-    <div className="page">
-      <PageHeader
-        title="API keys"
-        subtitle="Agents send events and ask the guardrails with a key; scripts read with one."
-      />
+    <div className={embedded ? undefined : 'page'}>
+      {!embedded && (
+        <PageHeader
+          title="API keys"
+          subtitle="Agents send events and ask the guardrails with a key; scripts read with one."
+        />
+      )}
       <form className="card row" onSubmit={submit}>
         <input
           placeholder="Key name, e.g. billing-agent prod"

@@ -7,39 +7,61 @@ import { relative } from '../lib/format';
 
 const ROLES: Role[] = ['viewer', 'approver', 'admin'];
 
-/** People (admins): who can sign in, with which role. */
-export default function Users() {
+/**
+ * Members of a project (admins there): who can sign in, with which role here. Adding an email that
+ * already has an account adds that person (no password); a new email needs an initial password.
+ * Without `projectId`, the current project's (Admin › People); with it, that project's (the
+ * Projects page), with `embedded` leaving out the page header.
+ */
+export default function Users({ projectId, embedded }: { projectId?: string; embedded?: boolean }) {
   const qc = useQueryClient();
+  const base = `/v1/projects/${projectId ?? 'current'}/members`;
+  const queryKey = ['users', projectId ?? 'current'];
   const q = useQuery({
-    queryKey: ['users'],
+    queryKey,
     queryFn: async () => {
-      const b = await api<{ items?: User[] } | User[]>('/v1/users');
+      const b = await api<{ items?: User[] } | User[]>(base);
       return Array.isArray(b) ? b : (b.items ?? []);
     },
   });
   const [form, setForm] = useState({ email: '', name: '', password: '', role: 'viewer' as Role });
   const create = useMutation({
-    mutationFn: () => api<User>('/v1/users', { method: 'POST', body: form }),
+    mutationFn: () =>
+      api<User>(base, {
+        method: 'POST',
+        body: {
+          email: form.email,
+          role: form.role,
+          ...(form.password ? { password: form.password } : {}),
+          ...(form.name ? { name: form.name } : {}),
+        },
+      }),
     onSuccess: () => {
       setForm({ email: '', name: '', password: '', role: 'viewer' });
-      void qc.invalidateQueries({ queryKey: ['users'] });
+      void qc.invalidateQueries({ queryKey });
     },
   });
   const update = useMutation({
     mutationFn: ({ id, patch }: { id: string; patch: { role?: Role; disabled?: boolean } }) =>
-      api<User>(`/v1/users/${id}`, { method: 'PATCH', body: patch }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: ['users'] }),
+      api<User>(`${base}/${id}`, { method: 'PATCH', body: patch }),
+    onSuccess: () => qc.invalidateQueries({ queryKey }),
+  });
+  const remove = useMutation({
+    mutationFn: (id: string) => api(`${base}/${id}`, { method: 'DELETE' }),
+    onSuccess: () => qc.invalidateQueries({ queryKey }),
   });
   const submit = (e: FormEvent) => {
     e.preventDefault();
     create.mutate();
   };
   return (
-    <div className="page">
-      <PageHeader
-        title="People"
-        subtitle="Viewers see everything; approvers also decide approvals; admins manage policies, keys and people."
-      />
+    <div className={embedded ? undefined : 'page'}>
+      {!embedded && (
+        <PageHeader
+          title="People"
+          subtitle="Viewers see everything; approvers also decide approvals; admins manage policies, keys and people."
+        />
+      )}
       <form className="card row" onSubmit={submit}>
         <input
           type="email"
@@ -57,8 +79,7 @@ export default function Users() {
         />
         <input
           type="password"
-          placeholder="initial password"
-          required
+          placeholder="password (new people)"
           minLength={10}
           value={form.password}
           onChange={(e) => setForm({ ...form, password: e.target.value })}
@@ -77,7 +98,7 @@ export default function Users() {
           Add person
         </button>
       </form>
-      <ErrorBox error={create.error ?? update.error} />
+      <ErrorBox error={create.error ?? update.error ?? remove.error} />
       {q.isLoading && <Loading />}
       <ErrorBox error={q.error} />
       {q.data && (
@@ -89,6 +110,7 @@ export default function Users() {
               <th>Role</th>
               <th>Last sign-in</th>
               <th>Active</th>
+              <th />
             </tr>
           </thead>
           <tbody>
@@ -115,6 +137,17 @@ export default function Users() {
                     onChange={(e) => update.mutate({ id: u.id, patch: { disabled: !e.target.checked } })}
                     aria-label={`Active ${u.email}`}
                   />
+                </td>
+                <td>
+                  <button
+                    className="btn small bad"
+                    onClick={() => {
+                      if (window.confirm(`Remove ${u.email} from this project? Their account stays.`))
+                        remove.mutate(u.id);
+                    }}
+                  >
+                    Remove
+                  </button>
                 </td>
               </tr>
             ))}

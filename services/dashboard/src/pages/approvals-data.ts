@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useMe } from '../api/auth';
 import { api } from '../api/client';
 import type { Approval } from '../api/types';
 
@@ -19,9 +20,10 @@ function approvalOf(body: unknown): Approval | undefined {
 }
 
 /** Pending approvals, soonest deadline first; kept live by {@link useApprovalStream}. */
-export function usePendingApprovals(live: boolean) {
+export function usePendingApprovals(live: boolean, enabled = true) {
   return useQuery({
     queryKey: PENDING,
+    enabled,
     queryFn: async () => listOf(await api('/v1/approvals', { query: { status: 'pending', limit: 200 } })),
     // The stream keeps this fresh; poll only while it is down.
     refetchInterval: live ? false : 15_000,
@@ -50,13 +52,14 @@ function applyApproval(qc: QueryClient, a: Approval) {
 /**
  * Opens `GET /v1/approvals/stream` (server-sent events: `snapshot` with the pending list, then one
  * `approval` per change) and writes them into the query cache, so every page updates without a
- * reload. Returns whether the stream is connected.
+ * reload. The stream belongs to the current project `projectId`: it is reopened when the person
+ * switches projects, and not opened without one. Returns whether the stream is connected.
  */
-export function useApprovalStream(): boolean {
+export function useApprovalStream(projectId: string | null | undefined): boolean {
   const qc = useQueryClient();
   const setConnected = (v: boolean) => qc.setQueryData(STREAM, v);
   useEffect(() => {
-    if (typeof EventSource === 'undefined') return;
+    if (typeof EventSource === 'undefined' || !projectId) return;
     const es = new EventSource('/v1/approvals/stream', { withCredentials: true });
     es.onopen = () => setConnected(true);
     es.onerror = () => setConnected(false);
@@ -74,7 +77,7 @@ export function useApprovalStream(): boolean {
       if (a) applyApproval(qc, a);
     });
     return () => es.close();
-  }, [qc]);
+  }, [qc, projectId]);
   return useStreamConnected();
 }
 
@@ -85,8 +88,9 @@ export function useStreamConnected(): boolean {
 
 /** Live count of pending approvals for the navigation badge (opens the stream). */
 export function usePendingCount(): number {
-  const live = useApprovalStream();
-  const q = usePendingApprovals(live);
+  const projectId = useMe().user?.projectId;
+  const live = useApprovalStream(projectId);
+  const q = usePendingApprovals(live, !!projectId);
   return q.data?.length ?? 0;
 }
 
