@@ -45,16 +45,16 @@ describe('isolation: another project’s ids change nothing in the first project
     'session_intelligence',
     'recommendations',
     'api_keys',
-    'users',
+    'project_members',
   ] as const;
   type Snapshot = Record<(typeof TABLES)[number], { count: number; rows: string[] }>;
 
-  /** Every row of `projectId` in every table, from the database (as JSON text, ordered by id). */
+  /** Every row of `projectId` in every table, from the database (as JSON text, in text order). */
   async function snapshot(projectId: string): Promise<Snapshot> {
     const out = {} as Snapshot;
     for (const table of TABLES) {
       const rows = await stack.prisma.$queryRawUnsafe<{ row: string }[]>(
-        `SELECT to_jsonb(t)::text AS row FROM ${table} t WHERE project_id = $1::uuid ORDER BY id`,
+        `SELECT to_jsonb(t)::text AS row FROM ${table} t WHERE project_id = $1::uuid ORDER BY 1`,
         projectId,
       );
       out[table] = { count: rows.length, rows: rows.map((r) => r.row) };
@@ -104,8 +104,8 @@ describe('isolation: another project’s ids change nothing in the first project
 
   beforeAll(async () => {
     stack = await startTestStack({ intelligence: true });
-    A = await createTestProject(stack.prisma, 'project-a');
-    B = await createTestProject(stack.prisma, 'project-b');
+    A = await createTestProject(stack, 'project-a');
+    B = await createTestProject(stack, 'project-b');
 
     // Project A: an agent, a session with a run in which destructive tools ran unguarded (so its
     // intelligence holds recommendations), a require-approval policy and a pending approval.
