@@ -1,6 +1,6 @@
 import { newId } from '@agent-warden/contracts';
 import { ApiConfig, start as startApi } from '@agent-warden/api';
-import { createApproval, createPrisma, type PrismaClient } from '@agent-warden/db';
+import { createApproval, createPrisma, identifyAgent, type PrismaClient } from '@agent-warden/db';
 import { silentLogger } from '@agent-warden/observability';
 import { createTestDatabase, type TestDatabase } from './support/database';
 import { randomSuffix } from './support/env';
@@ -26,11 +26,13 @@ describe('people: sign-in, roles, CSRF rule and API keys', () => {
   };
   const as = (cookie: string, extra: Record<string, string> = CSRF) => ({ headers: { cookie, ...extra } });
   const pendingApproval = async () => {
+    // An approval names an agent of its project (a composite foreign key since ids are owned by a project).
+    const { agentId } = await identifyAgent(prisma, projectId, { agent: { key: 'auth-test-agent' } });
     const a = await createApproval(prisma, {
       id: newId(),
       projectId,
       evaluationId: newId(),
-      agentId: newId(),
+      agentId,
       sessionId: newId(),
       toolName: 'update_password',
       policyId: null,

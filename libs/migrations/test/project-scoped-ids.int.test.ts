@@ -18,15 +18,24 @@ describe('migration project_scoped_ids on an existing database', () => {
     await Promise.all(dbs.map((d) => d.drop()));
   });
 
-  /** A database migrated up to the migration before this one, and the folder of all migrations. */
+  /** Copy of the migrations folder without those after `last` (or from `last` on, when `including` is false). */
+  function migrationsUpTo(last: string, including: boolean): string {
+    const dir = copyMigrations();
+    for (const name of fs.readdirSync(dir))
+      if (name !== 'migration_lock.toml' && (including ? name > last : name >= last))
+        fs.rmSync(path.join(dir, name), { recursive: true });
+    return dir;
+  }
+
+  /**
+   * A database migrated up to the migration before this one, and the folder that adds just this one
+   * (later migrations are tested by their own suites).
+   */
   async function before(): Promise<{ url: string; all: string }> {
     const db = await createTestDatabase();
     dbs.push(db);
-    const all = copyMigrations();
-    const older = copyMigrations();
-    for (const name of fs.readdirSync(older))
-      if (name >= MIGRATION && name !== 'migration_lock.toml')
-        fs.rmSync(path.join(older, name), { recursive: true });
+    const all = migrationsUpTo(MIGRATION, true);
+    const older = migrationsUpTo(MIGRATION, false);
     await migrate({ databaseUrl: db.url, migrationsDir: older });
     return { url: db.url, all };
   }
