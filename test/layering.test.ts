@@ -131,3 +131,34 @@ describe('layering rules (npm run lint)', () => {
     expect(new Set(v.map((x) => x.rule.name))).toEqual(new Set(['no-circular']));
   });
 });
+
+describe('every statement lives in libs/db (npm run lint, eslint)', () => {
+  const eslint = join(repo, 'node_modules', '.bin', 'eslint');
+  /** ESLint's messages for `source` as if it were the file `filePath` of the repository. */
+  const lint = (filePath: string, source: string): string[] => {
+    const out = spawnSync(eslint, ['--format', 'json', '--stdin', '--stdin-filename', filePath], {
+      cwd: repo,
+      input: source,
+      encoding: 'utf8',
+    });
+    const [file] = JSON.parse(out.stdout) as { messages: { ruleId: string | null; line: number }[] }[];
+    return file!.messages.filter((m) => m.ruleId === 'no-restricted-syntax').map((m) => `line ${m.line}`);
+  };
+  const source = [
+    "import type { PrismaClient } from '@agent-warden/db';",
+    'export async function f(db: PrismaClient): Promise<void> {',
+    '  await db.session.findMany({ where: {} });',
+    '  await db.$queryRaw`SELECT 1`;',
+    '  await db.$transaction([]);',
+    '}',
+    '',
+  ].join('\n');
+
+  it('rejects a Prisma model call, raw SQL and a transaction in a service', () => {
+    expect(lint('services/api/src/probe.ts', source)).toEqual(['line 3', 'line 4', 'line 5']);
+  });
+
+  it('allows them in libs/db', () => {
+    expect(lint('libs/db/src/probe.ts', source)).toEqual([]);
+  });
+});

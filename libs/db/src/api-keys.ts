@@ -41,3 +41,9 @@ export function apiKeyView(k: ApiKey) {
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
   };
 }
+
+/** Ids of every API key of a project, revoked ones included. */
+export async function apiKeyIdsOf(db: PrismaClient, projectId: string): Promise<string[]> {
+  const rows = await db.apiKey.findMany({ where: { projectId }, select: { id: true } });
+  return rows.map((r) => r.id);
+}

@@ -21,6 +21,7 @@ export * from './session-search';
 export * from './event-search';
 export * from './agent-detail';
 export * from './session-reads';
+export * from './projection';
 export * from './guardrail-stats';
 export * from './intelligence';
 export { withProjectLock } from './policy-tx';

@@ -227,3 +227,12 @@ export function userView(u: Member) {
     disabledAt: u.disabledAt?.toISOString() ?? null,
   };
 }
+
+/** Ids of the projects where the person `userId` is an admin (any order). */
+export async function projectsAdministeredBy(db: PrismaClient, userId: string): Promise<string[]> {
+  const rows = await db.projectMember.findMany({
+    where: { userId, role: 'admin' },
+    select: { projectId: true },
+  });
+  return rows.map((r) => r.projectId);
+}

@@ -1,9 +1,16 @@
 import { TOPICS, type EvaluationRecord } from '@agent-warden/contracts';
 import type { BatchHandler, BusBatch, EventBus } from '@agent-warden/bus';
-import type { PrismaClient } from '@agent-warden/db';
+import {
+  agentSeenKey,
+  pingDatabase,
+  touchAgents,
+  writeBatch,
+  type PrismaClient,
+  type ProjectedEvent,
+  type WriteResult,
+} from '@agent-warden/db';
 import type { Logger } from '@agent-warden/observability';
 import { deadLetter, decodeRecord, type Decoded } from './decode';
-import { agentSeenKey, touchAgents, writeBatch, type ProjectedEvent, type WriteResult } from './write-batch';
 
 type Dead = Extract<Decoded, { kind: 'dead' }>;
 
@@ -28,15 +35,6 @@ export function createProjectionHandler(deps: {
 }): BatchHandler {
   const { db, bus, logger } = deps;
 
-  async function dbReachable(): Promise<boolean> {
-    try {
-      await db.$queryRaw`SELECT 1`;
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
   async function writeIsolating(
     events: Extract<Decoded, { kind: 'event' }>[],
     evaluations: Extract<Decoded, { kind: 'evaluation' }>[],
@@ -48,7 +46,7 @@ export function createProjectionHandler(deps: {
     try {
       return await writeBatch(db, toEvents(events), toEvals(evaluations));
     } catch (err) {
-      if (!(await dbReachable())) throw err;
+      if (!(await pingDatabase(db))) throw err;
       logger.warn(
         { err, events: events.length, evaluations: evaluations.length },
         'batch write failed; isolating records',
@@ -71,7 +69,7 @@ export function createProjectionHandler(deps: {
         total.sessions.push(...r.sessions);
         total.evaluatedSessions.push(...r.evaluatedSessions);
       } catch (err) {
-        if (!(await dbReachable())) throw err;
+        if (!(await pingDatabase(db))) throw err;
         dead.push({
           kind: 'dead',
           record: one.record,

@@ -10,5 +10,5 @@ export {
   type TouchedSession,
 } from './readiness';
 export { createProjectionHandler, type AfterWrite } from './handler';
-export { writeBatch, type WriteResult, type ProjectedEvent } from './write-batch';
+export { writeBatch, type WriteResult, type ProjectedEvent } from '@agent-warden/db';
 export { decodeRecord } from './decode';

@@ -1,9 +1,8 @@
 import { QUEUES, type SessionReadyReason } from '@agent-warden/contracts';
-import { markIntelligenceStale, type PrismaClient } from '@agent-warden/db';
+import { markIntelligenceStale, type PrismaClient, type ProjectedEvent } from '@agent-warden/db';
 import type { Logger } from '@agent-warden/observability';
 import type { JobQueue } from '@agent-warden/queue';
 import type { AfterWrite } from './handler';
-import type { ProjectedEvent } from './types';
 
 /** Delays of the readiness jobs (docs/architecture.md#runtime-intelligence), ms. */
 export interface ReadinessDelays {

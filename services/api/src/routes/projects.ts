@@ -1,6 +1,7 @@
 import { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import { ProjectWriteRequest } from '@agent-warden/contracts';
 import {
+  apiKeyIdsOf,
   LastProjectError,
   createProjectWithAdmin,
   deleteProject,
@@ -98,11 +99,11 @@ export function projectsRouter(deps: {
 
   r.delete('/v1/projects/:projectId', auth.projectAdmin, async (req, res) => {
     const p = principalOf(req);
-    const keys = await db.apiKey.findMany({ where: { projectId: p.projectId }, select: { id: true } });
+    const keyIds = await apiKeyIdsOf(db, p.projectId);
     const deleted = await deleteProject(db, p.projectId, actorOf(p));
     if (!deleted) throw notFound('project');
     // Its keys stop at once here; other processes drop them when their key cache ends (30 s).
-    for (const k of keys) guard.keys.invalidate(k.id);
+    for (const id of keyIds) guard.keys.invalidate(id);
     if (p.kind === 'user' && p.userId) {
       const person = await guard.sessionPerson(req);
       if (person && !person.projectId) {

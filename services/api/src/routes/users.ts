@@ -1,6 +1,7 @@
 import { Router, type ErrorRequestHandler, type Request, type RequestHandler } from 'express';
 import { MemberAddRequest, Uuid, UserCreateRequest, UserUpdateRequest } from '@agent-warden/contracts';
 import {
+  projectsAdministeredBy,
   AlreadyMemberError,
   ForeignAccountError,
   LastAdminError,
@@ -35,11 +36,7 @@ const userErrors: ErrorRequestHandler = (err, _req, _res, next) => {
 /** Project ids the principal administers: a key its own project, a person every project where they are admin. */
 async function administeredBy(db: PrismaClient, p: Principal): Promise<string[]> {
   if (p.kind !== 'user' || !p.userId) return [p.projectId];
-  const rows = await db.projectMember.findMany({
-    where: { userId: p.userId, role: 'admin' },
-    select: { projectId: true },
-  });
-  return rows.map((r) => r.projectId);
+  return projectsAdministeredBy(db, p.userId);
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Prisma } from '@agent-warden/db';
+import type { Prisma } from '../client';
 import type { ProjectedEvent } from './types';
 
 /**

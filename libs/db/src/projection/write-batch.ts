@@ -1,5 +1,5 @@
 import { evaluationRow, type EvaluationRecord } from '@agent-warden/contracts';
-import { Prisma, type PrismaClient } from '@agent-warden/db';
+import { Prisma, type PrismaClient } from '../client';
 import { insertEvents } from './insert-events';
 import type { ProjectedEvent } from './types';
 
