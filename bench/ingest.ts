@@ -40,7 +40,6 @@ async function main(): Promise<void> {
   const unknown = only.filter((p) => !PARTS.includes(p));
   if (unknown.length > 0)
     throw new Error(`unknown part(s) ${unknown.join(', ')}; parts: ${PARTS.join(', ')}`);
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
 
   const env = await requireBenchEnv();
   const startedAt = new Date();
