@@ -99,13 +99,25 @@ function byPartition(chunk: Raw[]): PartitionRun[] {
   return [...runs.values()];
 }
 
-/** Runs `work` over `items`, at most `limit` at a time; rejects with the first failure. */
+/**
+ * Runs `work` over `items`, at most `limit` at a time. After a failure no further item starts;
+ * rejects with the first failure once the items in progress have settled (so that no handler of
+ * this consumer still runs when the caller replaces it).
+ */
 async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
+  let failed: { error: unknown } | undefined;
   const lane = async () => {
-    while (next < items.length) await work(items[next++]!);
+    while (!failed && next < items.length) {
+      try {
+        await work(items[next++]!);
+      } catch (error) {
+        failed ??= { error };
+      }
+    }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  if (failed) throw failed.error;
 }
 
 /**
