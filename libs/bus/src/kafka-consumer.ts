@@ -141,7 +141,6 @@ export class KafkaGroupMember implements Subscription {
   private stopping = false;
   private markStopped!: () => void;
   private readonly stopped = new Promise<void>((resolve) => (this.markStopped = resolve));
-  private consumer?: Consumer<Buffer, Buffer, Buffer, Buffer>;
   private reader?: ChunkReader;
   private running?: Promise<void>;
   private readonly log: Logger;
@@ -217,7 +216,6 @@ export class KafkaGroupMember implements Subscription {
     let delay = 200;
     while (!this.stopping) {
       const consumer = this.createConsumer();
-      this.consumer = consumer;
       // Emitted when the group cannot be rejoined (heartbeats stop): this consumer is done.
       let failure: Error | undefined;
       consumer.on('error', (err: Error) => {
@@ -225,19 +223,26 @@ export class KafkaGroupMember implements Subscription {
         this.reader?.notify();
       });
       try {
-        // A member still joining when stopped gives up the join (its consumer is closed below).
-        const stream = await Promise.race([
-          this.stopped.then(() => undefined),
-          consumer.consume({
-            topics: this.subscription.topics.map((t) => this.options.topicPrefix + t),
-            mode: MessagesStreamModes.COMMITTED,
-            fallbackMode:
-              (this.subscription.fromBeginning ?? true)
-                ? MessagesStreamFallbackModes.EARLIEST
-                : MessagesStreamFallbackModes.LATEST,
-            autocommit: false,
-          }),
-        ]);
+        const consuming = consumer.consume({
+          topics: this.subscription.topics.map((t) => this.options.topicPrefix + t),
+          mode: MessagesStreamModes.COMMITTED,
+          fallbackMode:
+            (this.subscription.fromBeginning ?? true)
+              ? MessagesStreamFallbackModes.EARLIEST
+              : MessagesStreamFallbackModes.LATEST,
+          autocommit: false,
+        });
+        // A member still joining when stopped gives up the join (its consumer is closed below);
+        // a stream that still arrives then is closed at once, its errors ignored.
+        consuming.then(
+          (late) => {
+            if (!this.stopping) return;
+            late.on('error', () => undefined);
+            void late.close().catch(() => undefined);
+          },
+          () => undefined,
+        );
+        const stream = await Promise.race([this.stopped.then(() => undefined), consuming]);
         if (!stream) break;
         this.reader = new ChunkReader(stream);
         joined();
@@ -247,11 +252,11 @@ export class KafkaGroupMember implements Subscription {
         if (!this.stopping) this.log.warn({ err, delayMs: delay }, 'consumer failed; joining again');
       } finally {
         this.reader = undefined;
-        this.consumer = undefined;
         await this.closeConsumer(consumer);
       }
       if (!this.stopping) {
-        await sleep(delay);
+        // Cut short by stop; the timer left behind does not hold the process.
+        await Promise.race([new Promise((r) => setTimeout(r, delay).unref()), this.stopped]);
         delay = Math.min(delay * 2, MAX_DELAY_MS);
       }
     }
