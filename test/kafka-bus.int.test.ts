@@ -144,4 +144,22 @@ describe('KafkaBus (real Kafka)', () => {
       sent.map((m) => (m.value as unknown as { id: string }).id).sort(),
     );
   }, 60_000);
+
+  test('two members of one group share the partitions; together they get every record', async () => {
+    const bus = await freshBus();
+    const group = `kb-${randomSuffix()}`;
+    const a: BusBatch[] = [];
+    const b: BusBatch[] = [];
+    await subscribe(bus, group, async (x) => void a.push(x));
+    // The second member's join makes the group rebalance: each member gets some of the 3 partitions.
+    await subscribe(bus, group, async (x) => void b.push(x));
+    // key-0 … key-6 land on all three partitions, so each member has records to handle.
+    const sent = messages(70);
+    await bus.publish(topic, sent);
+    const expected = sent.map((m) => (m.value as unknown as { id: string }).id).sort();
+    await waitFor(async () => new Set([...ids(a), ...ids(b)]).size >= 70, 30_000);
+    expect([...new Set([...ids(a), ...ids(b)])].sort()).toEqual(expected);
+    expect(ids(a).length).toBeGreaterThan(0);
+    expect(ids(b).length).toBeGreaterThan(0);
+  }, 60_000);
 });
