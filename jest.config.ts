@@ -11,6 +11,9 @@ const common = {
   testEnvironment: 'node',
   moduleFileExtensions: ['ts', 'js', 'json'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.warden/'],
+  // `@platformatic/kafka` and its `@platformatic/*` dependencies are ES modules: compiled to CommonJS
+  // like our own sources (swc rewrites `import.meta.url`), the only packages in node_modules that are.
+  transformIgnorePatterns: ['/node_modules/(?!@platformatic/)'],
 };
 
 /**

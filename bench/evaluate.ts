@@ -58,7 +58,6 @@ async function main(): Promise<void> {
       rates: { type: 'string', default: '1000,500,250' },
     },
   });
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
   const rates = values.rates
     .split(',')
     .map((x) => Number(x.trim()))

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:ingest` — throughput and latency of the ingest pipeline on the real services:
- *   1. the gateway into Kafka vs a bare kafkajs producer,
+ *   1. the gateway into Kafka vs a bare `@platformatic/kafka` producer,
  *   2. the projector from Kafka into PostgreSQL vs a bare multi-row INSERT,
  *   3. the time until an accepted event is readable from the api, under a steady load.
  * Needs PostgreSQL and Kafka (`source .infra/env` first). Writes its section of
@@ -10,11 +10,10 @@
  *
  * `--only` runs some parts (the document is then not written); `--no-write` only prints.
  */
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Cleanup } from './lib/cleanup';
-import { loadAverage, machineInfo, requireBenchEnv, ROOT } from './lib/env';
+import { loadAverage, machineInfo, packageVersion, requireBenchEnv, ROOT } from './lib/env';
 import { writeDocSection } from './lib/doc-section';
 import { renderIngestSection, type IngestResults } from './lib/report';
 import { loadTrajectories } from './lib/workload';
@@ -29,15 +28,6 @@ type Part = (typeof PARTS)[number];
 const RUN_TIMEOUT_MS = 6 * 60_000;
 const COMMAND = 'source .infra/env && npm run bench:ingest';
 
-function versionOf(pkg: string): string {
-  try {
-    const require = createRequire(path.join(ROOT, 'package.json'));
-    return (require(`${pkg}/package.json`) as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
-}
-
 function log(msg: string): void {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 }
@@ -50,7 +40,6 @@ async function main(): Promise<void> {
   const unknown = only.filter((p) => !PARTS.includes(p));
   if (unknown.length > 0)
     throw new Error(`unknown part(s) ${unknown.join(', ')}; parts: ${PARTS.join(', ')}`);
-  process.env.KAFKAJS_NO_PARTITIONER_WARNING = '1';
 
   const env = await requireBenchEnv();
   const startedAt = new Date();
@@ -74,7 +63,7 @@ async function main(): Promise<void> {
   let visibility: VisibilityBenchResult | undefined;
   try {
     if (only.includes('gateway')) {
-      log('part 1: gateway into Kafka vs a bare kafkajs producer');
+      log('part 1: gateway into Kafka vs a bare @platformatic/kafka producer');
       gateway = await benchGateway(
         env,
         trajectories,
@@ -136,7 +125,7 @@ async function main(): Promise<void> {
     machine,
     loadAfter: loadAverage(),
     seconds: (performance.now() - t0) / 1000,
-    versions: { kafkajs: versionOf('kafkajs'), prisma: versionOf('@prisma/client') },
+    versions: { kafka: packageVersion('@platformatic/kafka'), prisma: packageVersion('@prisma/client') },
     gateway,
     projector,
     visibility,

@@ -1,21 +1,16 @@
-import { Kafka, logLevel } from 'kafkajs';
 import { newId, toCloudEvent, AgentEvent, type DeadLetterRecord } from '@agent-warden/contracts';
 import type { AgentEvent as AgentEventT } from '@agent-warden/contracts';
 import { requireEnv } from './support/env';
 import { call, waitFor } from './support/http';
+import { produceRaw, readTopic } from './support/kafka';
 import { startTestStack, type TestStack } from './support/stack';
 
 /** Records that can never be stored go to the dead-letter topic with the reason; processing continues. */
 describe('projector: dead-letter topic', () => {
   let stack: TestStack;
-  let kafka: Kafka;
+  const brokers = requireEnv('KAFKA_BROKERS').split(',');
   beforeAll(async () => {
     stack = await startTestStack();
-    kafka = new Kafka({
-      brokers: requireEnv('KAFKA_BROKERS').split(','),
-      clientId: 'dlq-test',
-      logLevel: logLevel.NOTHING,
-    });
   }, 120_000);
   afterAll(async () => {
     await stack?.stop();
@@ -42,29 +37,23 @@ describe('projector: dead-letter topic', () => {
     const before = valid(1);
     const after = valid(2);
     const unstorable = toCloudEvent('not-a-project-uuid', valid(3)); // valid event, but the database refuses the project id
-    const producer = kafka.producer();
-    await producer.connect();
-    await producer.send({
-      topic: `${stack.topicPrefix}agent-events`,
-      messages: [
-        { key: sessionId, value: JSON.stringify(toCloudEvent(stack.projectId, before)) },
-        { key: sessionId, value: '{"this is": not json' },
-        {
-          key: sessionId,
-          value: JSON.stringify({
-            specversion: '1.0',
-            id: 'x',
-            source: '/x',
-            type: 'agent.custom',
-            projectid: stack.projectId,
-            data: {},
-          }),
-        },
-        { key: sessionId, value: JSON.stringify(unstorable) },
-        { key: sessionId, value: JSON.stringify(toCloudEvent(stack.projectId, after)) },
-      ],
-    });
-    await producer.disconnect();
+    await produceRaw(brokers, `${stack.topicPrefix}agent-events`, [
+      { key: sessionId, value: JSON.stringify(toCloudEvent(stack.projectId, before)) },
+      { key: sessionId, value: '{"this is": not json' },
+      {
+        key: sessionId,
+        value: JSON.stringify({
+          specversion: '1.0',
+          id: 'x',
+          source: '/x',
+          type: 'agent.custom',
+          projectid: stack.projectId,
+          data: {},
+        }),
+      },
+      { key: sessionId, value: JSON.stringify(unstorable) },
+      { key: sessionId, value: JSON.stringify(toCloudEvent(stack.projectId, after)) },
+    ]);
 
     const session = await waitFor(async () => {
       const s = await call(stack.apiUrl, 'GET', `/v1/sessions/${sessionId}`, { apiKey: stack.apiKey });
@@ -72,15 +61,9 @@ describe('projector: dead-letter topic', () => {
     }, 60_000);
     expect(session.events.map((e: { id: string }) => e.id)).toEqual([before.id, after.id]);
 
-    const consumer = kafka.consumer({ groupId: `dlq-reader-${newId()}` });
-    const dead: DeadLetterRecord[] = [];
-    await consumer.connect();
-    await consumer.subscribe({ topic: `${stack.topicPrefix}agent-events.dlq`, fromBeginning: true });
-    await consumer.run({
-      eachMessage: async ({ message }) => void dead.push(JSON.parse(message.value!.toString())),
-    });
-    await waitFor(async () => dead.length >= 3, 60_000);
-    await consumer.disconnect();
+    const dead = (await readTopic(brokers, `${stack.topicPrefix}agent-events.dlq`, 3, 60_000)).map(
+      (r) => JSON.parse(r.value!) as DeadLetterRecord,
+    );
     expect(dead.map((d) => d.code).sort()).toEqual(['invalid_event', 'storage_rejected', 'unparseable']);
     for (const d of dead) {
       expect(d.sourceTopic).toBe('agent-events');

@@ -5,7 +5,7 @@ import { startTestStack, type TestStack } from './support/stack';
 
 /**
  * The whole pipeline on real servers: TypeScript client → gateway → Kafka → projector (its own
- * process, a kafkajs consumer group) → PostgreSQL, with every shared trajectory replayed; the
+ * process, a Kafka consumer group) → PostgreSQL, with every shared trajectory replayed; the
  * projector schedules `session-ready` jobs in BullMQ (Redis) and the intelligence worker (its own
  * process) analyses every session.
  */

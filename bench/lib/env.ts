@@ -1,11 +1,31 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
+import { Admin } from '@platformatic/kafka';
 import { Client } from 'pg';
 
 /** Repository root. */
 export const ROOT = path.resolve(__dirname, '../..');
+
+/**
+ * Installed version of `pkg` as the repository root resolves it ('unknown' when it is not): the
+ * package.json above its entry, since some packages (`@platformatic/kafka`) export only the entry.
+ */
+export function packageVersion(pkg: string): string {
+  try {
+    const entry = createRequire(path.join(ROOT, 'package.json')).resolve(pkg);
+    for (let dir = path.dirname(entry); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+      const file = path.join(dir, 'package.json');
+      if (!existsSync(file)) continue;
+      const meta = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version: string };
+      if (meta.name === pkg) return meta.version;
+    }
+  } catch {
+    // not installed
+  }
+  return 'unknown';
+}
 
 /** The real services a benchmark runs against. */
 export interface BenchEnv {
@@ -43,22 +63,20 @@ export async function requireBenchEnv(): Promise<BenchEnv> {
   } finally {
     await pg.end().catch(() => undefined);
   }
-  const admin = new Kafka({
+  const admin = new Admin({
     clientId: 'bench-check',
-    brokers: env.kafkaBrokers,
-    connectionTimeout: 3_000,
-    logLevel: logLevel.NOTHING,
-    retry: { retries: 1 },
-  }).admin();
+    bootstrapBrokers: env.kafkaBrokers,
+    connectTimeout: 3_000,
+    retries: 1,
+  });
   try {
-    await admin.connect();
-    await admin.describeCluster();
+    await admin.metadata({ topics: [] });
   } catch (err) {
     throw new Error(`Kafka at KAFKA_BROKERS does not answer: ${(err as Error).message}\n${HOW_TO}`, {
       cause: err,
     });
   } finally {
-    await admin.disconnect().catch(() => undefined);
+    await admin.close().catch(() => undefined);
   }
   return env;
 }

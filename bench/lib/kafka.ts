@@ -1,7 +1,8 @@
-import { Kafka, logLevel, type Producer } from 'kafkajs';
+import { ProduceAcks, Producer, stringSerializers } from '@platformatic/kafka';
 import { KafkaBus } from '@agent-warden/bus';
 import { TOPICS } from '@agent-warden/contracts';
 import { silentLogger } from '@agent-warden/observability';
+import { javaCompatiblePartitioner } from '../../libs/bus/src/partitioner';
 import type { WireRecord } from './workload';
 
 /**
@@ -21,7 +22,7 @@ export async function createTopics(brokers: string[], prefix: string, partitions
   }
 }
 
-/** A plain kafkajs producer configured like the gateway's (libs/bus/src/kafka.ts). */
+/** A plain `@platformatic/kafka` producer configured like the gateway's (libs/bus/src/platformatic-publisher.ts). */
 export interface BareProducer {
   /** One `producer.send` of `records` with `acks: -1`. */
   send(topic: string, records: WireRecord[]): Promise<void>;
@@ -29,31 +30,30 @@ export interface BareProducer {
 }
 
 /**
- * Connects a bare kafkajs producer with the gateway's settings: the same client options
- * (timeouts, retry) and producer options (idempotent, one request in flight, no auto topic
- * creation, bounded retries); sends use `acks: -1`. No coalescing, no JSON work: records are
- * sent as given.
+ * Connects a bare `@platformatic/kafka` producer with the gateway's settings (idempotent,
+ * `acks: -1`, no auto topic creation, the Java client's placement of keys, the same timeouts and
+ * bounded retries). No coalescing, no deadline, no JSON work: records are sent as given.
  */
 export async function connectBareProducer(brokers: string[], clientId = 'bench-bare'): Promise<BareProducer> {
-  const kafka = new Kafka({
+  const producer = new Producer({
     clientId,
-    brokers,
-    connectionTimeout: 3_000,
-    requestTimeout: 10_000,
-    logLevel: logLevel.WARN,
-    retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 2_000 },
-  });
-  const producer: Producer = kafka.producer({
+    bootstrapBrokers: brokers,
+    serializers: stringSerializers,
     idempotent: true,
-    maxInFlightRequests: 1,
-    allowAutoTopicCreation: false,
-    retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1_000 },
+    acks: ProduceAcks.ALL,
+    autocreateTopics: false,
+    partitioner: javaCompatiblePartitioner,
+    connectTimeout: 3_000,
+    timeout: 10_000,
+    retries: 3,
+    retryDelay: 100,
   });
-  await producer.connect();
+  // Connects and obtains the producer id before the measured sends.
+  await producer.initIdempotentProducer({});
   return {
     send: async (topic, records) => {
-      await producer.send({ topic, acks: -1, messages: records });
+      await producer.send({ messages: records.map((r) => ({ topic, key: r.key, value: r.value })) });
     },
-    disconnect: () => producer.disconnect(),
+    disconnect: () => producer.close(),
   };
 }

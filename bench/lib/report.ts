@@ -12,7 +12,8 @@ export interface IngestResults {
   machine: MachineInfo;
   loadAfter: [number, number, number];
   seconds: number;
-  versions: { kafkajs: string; prisma: string };
+  /** Versions of the Kafka client (`@platformatic/kafka`) and of Prisma. */
+  versions: { kafka: string; prisma: string };
   gateway: GatewayBenchResult;
   projector: ProjectorBenchResult;
   visibility: VisibilityBenchResult;
@@ -56,7 +57,7 @@ function renderHeader(r: IngestResults): string {
 | date | ${when} (run took ${Math.round(r.seconds)} s) |
 | command | \`${r.command}\` |
 | machine | ${m.nproc} vCPU (\`nproc\`), ${m.memoryGiB} GiB RAM, ${m.cpuModel} |
-| software | Node ${m.node}, Kafka ${m.kafka} (KRaft, 1 broker, loopback), PostgreSQL ${m.postgres} (loopback), kafkajs ${r.versions.kafkajs}, Prisma ${r.versions.prisma} |
+| software | Node ${m.node}, Kafka ${m.kafka} (KRaft, 1 broker, loopback), PostgreSQL ${m.postgres} (loopback), @platformatic/kafka ${r.versions.kafka}, Prisma ${r.versions.prisma} |
 | load average (1/5/15 min) | before ${m.load.join(' / ')}, after ${r.loadAfter.join(' / ')} |
 | machine CPU busy during the measured windows | ${Math.min(...busy)}–${Math.max(...busy)} % of all cores (the machine is shared with other work) |
 
@@ -84,7 +85,7 @@ Each run uses fresh databases (dropped afterwards) and topics under a random pre
 
 function renderGateway(g: GatewayBenchResult): string {
   const out: string[] = [];
-  out.push(`### 1. Gateway into Kafka vs a bare kafkajs producer
+  out.push(`### 1. Gateway into Kafka vs a bare @platformatic/kafka producer
 
 Closed loop: N concurrent senders, each sends its next batch of ${g.options.batchSize} events as soon as the previous
 one is acknowledged. After ${g.options.initialWarmupMs / 1000} s of unmeasured gateway load, ${g.options.rounds} rounds of (gateway, bare per batch, bare
@@ -92,11 +93,11 @@ coalesced) runs alternate, each ${g.options.warmupMs / 1000} s warm-up + ${g.opt
 window); the tables give the median of the rounds and [lowest–highest]. **Gateway**: \`start()\` of
 \`@agent-warden/gateway\` in a child process (\`bench/lib/gateway-main.ts\`), fresh database, bootstrapped key,
 agents identified through \`POST /v1/agents/identify\`; clients are Node's \`fetch\` (undici, keep-alive) in
-the benchmark process; every answer was a 202 with every event accepted. **Bare producer**: kafkajs in the
-benchmark process with the gateway's client and producer settings (idempotent, \`acks: -1\`,
-\`maxInFlightRequests: 1\`), sending the same records (the gateway's \`toCloudEvent\` JSON, key = sessionId):
-*per batch* = one \`send\` per ${g.options.batchSize}-record batch from each sender (kafkajs queues them behind the one request
-in flight); *coalesced* = concurrent batches merged into one \`send\` by the bus's own \`SendCoalescer\`, as the
+the benchmark process; every answer was a 202 with every event accepted. **Bare producer**: \`@platformatic/kafka\` in the
+benchmark process with the gateway's client and producer settings (idempotent, \`acks: -1\`, the Java
+client's placement of keys), sending the same records (the gateway's \`toCloudEvent\` JSON, key = sessionId):
+*per batch* = one \`send\` per ${g.options.batchSize}-record batch from each sender, concurrently (several produce
+requests in flight); *coalesced* = concurrent batches merged into one \`send\` by the bus's own \`SendCoalescer\`, as the
 gateway does. CPU = % of one core used by the process during the window (/proc; a Node process can exceed
 100 % with its GC and I/O threads); "per core-second" = events/s ÷ that share, a figure that depends less on
 what else the machine runs.

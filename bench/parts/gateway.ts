@@ -93,7 +93,7 @@ export interface GatewayBenchResult {
 
 /**
  * Part 1: events/s the gateway accepts (`POST /v1/events`, closed loop, N keep-alive fetch
- * clients) next to a bare kafkajs producer configured like the gateway's, with the same records
+ * clients) next to a bare `@platformatic/kafka` producer configured like the gateway's, with the same records
  * from the same number of concurrent senders — once with one `send` per 25-record batch, once with
  * concurrent batches merged by the bus's own `SendCoalescer` (what the gateway does). The gateway
  * runs in a child process (`start()` from `@agent-warden/gateway`) on a fresh database with a

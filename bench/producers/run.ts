@@ -5,8 +5,8 @@
  * never awaited by the timer (the publisher coalesces them, one produce request in flight).
  * Prints one JSON line: {@link ProducerRun}.
  *
- * Environment: `CLIENT` (`kafkajs` = `KafkaBus`, `platformatic` = `PlatformaticPublisher`),
- * `FLUSH_MS`, `RATE`, `SECONDS`, `WARMUP_SECONDS`, `KAFKA_BROKERS`, `TOPIC_PREFIX`, `BROKER_PID`
+ * The publisher is `PlatformaticPublisher` (what `KafkaBus.publish` and the gateway's evaluation
+ * thread run). Environment: `FLUSH_MS`, `RATE`, `SECONDS`, `WARMUP_SECONDS`, `KAFKA_BROKERS`, `TOPIC_PREFIX`, `BROKER_PID`
  * (optional: the broker's CPU is measured over the same window).
  */
 import {
@@ -16,7 +16,6 @@ import {
   type EvaluationRecord,
   type TopicMessage,
 } from '@agent-warden/contracts';
-import { KafkaBus } from '@agent-warden/bus';
 import { PlatformaticPublisher } from '../../libs/bus/src/platformatic-publisher';
 import { silentLogger } from '@agent-warden/observability';
 import { processCpuSeconds } from '../lib/cpu';
@@ -26,7 +25,6 @@ import { rng, toolCallsOf } from '../evaluate/policies';
 
 /** What one configuration measured (the measured window only). */
 export interface ProducerRun {
-  client: string;
   flushMs: number;
   rate: number;
   seconds: number;
@@ -95,7 +93,6 @@ function records(n: number): Message[] {
 }
 
 async function main(): Promise<void> {
-  const client = env('CLIENT');
   const flushMs = Number(env('FLUSH_MS'));
   const rate = Number(env('RATE', '1000'));
   const seconds = Number(env('SECONDS', '10'));
@@ -103,17 +100,11 @@ async function main(): Promise<void> {
   const brokerPid = Number(process.env.BROKER_PID ?? Number.NaN);
   const options = {
     brokers: env('KAFKA_BROKERS').split(','),
-    clientId: `bench-producers-${client}`,
+    clientId: 'bench-producers',
     topicPrefix: env('TOPIC_PREFIX'),
     logger: silentLogger(),
   };
-  const bus =
-    client === 'kafkajs'
-      ? new KafkaBus(options)
-      : client === 'platformatic'
-        ? new PlatformaticPublisher(options)
-        : undefined;
-  if (!bus) throw new Error(`CLIENT must be kafkajs or platformatic, not ${client}`);
+  const bus = new PlatformaticPublisher(options);
   const pool = records(2_000);
   const meanRecordBytes =
     pool.reduce((a, m) => a + Buffer.byteLength(JSON.stringify(m.value)), 0) / pool.length;
@@ -162,7 +153,6 @@ async function main(): Promise<void> {
   const cpu = process.cpuUsage(cpu0);
   const cpuUs = cpu.user + cpu.system;
   const run: ProducerRun = {
-    client,
     flushMs,
     rate,
     seconds: windowS,

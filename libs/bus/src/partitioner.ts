@@ -1,13 +1,13 @@
-import { Partitioners, type ICustomPartitioner } from 'kafkajs';
+import type { Partitioner } from '@platformatic/kafka';
 
 const M = 0x5bd1e995;
 const SEED = 0x9747b28c;
 
 /**
  * Kafka's murmur2 hash of `data` (a signed 32-bit int): the Java client's `Utils.murmur2` (seed
- * 0x9747b28c), which its default partitioner uses for keyed records. Same result as kafkajs's
- * `DefaultPartitioner` hash, computed with 32-bit integer arithmetic (`Math.imul`) instead of
- * kafkajs's BigInt-backed `Long`, which allocates ~30 objects per key.
+ * 0x9747b28c), which its default partitioner uses for keyed records. Same result as
+ * `@platformatic/kafka`'s own `murmur2`, computed with 32-bit integer arithmetic (`Math.imul`)
+ * instead of its BigInt arithmetic, which allocates a BigInt per step of every key.
  */
 export function murmur2(data: Uint8Array): number {
   const length = data.length;
@@ -37,20 +37,12 @@ export function murmur2(data: Uint8Array): number {
 }
 
 /**
- * kafkajs partitioner with the Java client's placement (`DefaultPartitioner`): an explicit
- * partition wins; a keyed record goes to `(murmur2(utf8(key)) & 0x7fffffff) % partitions`, so
- * other Kafka clients put the same key on the same partition; records without a key are spread
- * by kafkajs's own default partitioner (round robin over available partitions).
+ * The Java client's placement of a keyed record (`BuiltInPartitioner.partitionForKey`):
+ * `murmur2(key) & 0x7fffffff`, where `key` is the serialized key (UTF-8 bytes); the producer takes
+ * it modulo the topic's partition count, so every Kafka client puts a key on the same partition.
+ * Same result as `@platformatic/kafka`'s `compatibilityPartitioner` (its default,
+ * `murmur2 >>> 0`, places a key whose hash is negative elsewhere), without its BigInt hashing.
+ * Records without a key go to partition 0 (ours always have one: the session or evaluation id).
  */
-export const JavaCompatiblePartitioner: ICustomPartitioner = () => {
-  const keyless = Partitioners.DefaultPartitioner();
-  return (args) => {
-    const { message, partitionMetadata } = args;
-    if (message.partition !== null && message.partition !== undefined) return message.partition;
-    if (message.key !== null && message.key !== undefined) {
-      const bytes = typeof message.key === 'string' ? Buffer.from(message.key, 'utf8') : message.key;
-      return (murmur2(bytes) & 0x7fffffff) % partitionMetadata.length;
-    }
-    return keyless(args);
-  };
-};
+export const javaCompatiblePartitioner: Partitioner<string, string, string, string> = (_message, key) =>
+  key ? murmur2(key) & 0x7fffffff : 0;

@@ -3,7 +3,7 @@ import type { TopicMessage, TopicName } from '@agent-warden/contracts';
 import type { Logger } from '@agent-warden/observability';
 import { SendCoalescer } from './coalescer';
 import { withDeadline } from './deadline';
-import { murmur2 } from './partitioner';
+import { javaCompatiblePartitioner } from './partitioner';
 import { BusUnavailableError, type EventBus } from './types';
 
 /** Settings of a {@link PlatformaticPublisher}. */
@@ -25,25 +25,18 @@ interface Outgoing {
 }
 
 /**
- * The Java client's default placement of a keyed record: `toPositive(murmur2(key))`; the
- * producer takes it modulo the topic's partition count (Kafka `BuiltInPartitioner`, same as
- * {@link JavaCompatiblePartitioner}). Records without a key go to partition 0.
- */
-function javaPlacement(message: { key?: string }): number {
-  return message.key ? murmur2(Buffer.from(message.key, 'utf8')) & 0x7fffffff : 0;
-}
-
-/**
- * The publishing half of {@link EventBus} on `@platformatic/kafka`, a pure-JavaScript Kafka client
- * that spends about two thirds of kafkajs's CPU per produced record (docs/benchmarks.md "Guardrail
- * evaluation: findings"). Same guarantees as {@link KafkaBus.publish}: an idempotent producer
- * (KIP-98) with `acks: -1`, one produce request in flight (concurrent publishes are coalesced by
- * {@link SendCoalescer}, which also keeps the idempotent sequence numbers in order), records
- * placed on the Java client's partition of their key, and after a failed send a new producer
- * (new producer id), so stale sequence numbers never block later sends.
+ * The publishing half of {@link EventBus} on `@platformatic/kafka` (the project's one Kafka client,
+ * docs/decisions.md "One Kafka client: `@platformatic/kafka`"): what {@link KafkaBus.publish} runs
+ * in-process and the {@link KafkaPublisherThread} runs in its worker thread. An idempotent producer
+ * (KIP-98) with `acks: -1`, one produce request in flight (concurrent publishes, to any topic, are
+ * coalesced by {@link SendCoalescer}, which also keeps the idempotent sequence numbers in order),
+ * records placed on the Java client's partition of their key ({@link javaCompatiblePartitioner}),
+ * and after a failed send a new producer (new producer id), so stale sequence numbers never block
+ * later sends. A publish that cannot complete within `publishTimeoutMs` rejects with
+ * {@link BusUnavailableError}. The producer connects on the first publish.
  *
- * `@platformatic/kafka` is an ES module; it is loaded by Node's own `require` in the
- * {@link KafkaPublisherThread}'s worker — the only user — and kept out of the package index.
+ * `@platformatic/kafka` is an ES module: Node 24 `require`s it natively; Jest compiles it to
+ * CommonJS (jest.config.ts). The class stays out of the package index (use {@link KafkaBus}).
  */
 export class PlatformaticPublisher implements Pick<EventBus, 'publish' | 'isHealthy' | 'close'> {
   private producer?: Producer<string, string, string, string>;
@@ -64,10 +57,11 @@ export class PlatformaticPublisher implements Pick<EventBus, 'publish' | 'isHeal
       idempotent: true,
       acks: ProduceAcks.ALL,
       autocreateTopics: false,
-      partitioner: javaPlacement,
+      partitioner: javaCompatiblePartitioner,
       connectTimeout: 3_000,
       timeout: 10_000,
-      // Bounded, like KafkaBus: a publish fails (the caller retries or counts it) instead of hanging.
+      // Bounded so that a publish fails (→ 503 at the gateway, the client retries) instead of hanging
+      // while Kafka is down; duplicates from client retries are removed by the projector (event id).
       retries: 3,
       retryDelay: 100,
     });

@@ -22,7 +22,7 @@ export interface RunningGateway {
 }
 
 /**
- * Starts a gateway (stack mode): PostgreSQL via Prisma, Kafka via kafkajs, policies in memory.
+ * Starts a gateway (stack mode): PostgreSQL via Prisma, Kafka via `@agent-warden/bus` (`@platformatic/kafka`), policies in memory.
  * Creates the topics when missing. Every dependency is built here, explicitly (docs/conventions.md#start-up-and-shutdown).
  */
 export async function start(

@@ -33,7 +33,7 @@ export interface RunningProjector {
 }
 
 /**
- * Starts a projector (stack mode): a kafkajs consumer group member writing to PostgreSQL and, when
+ * Starts a projector (stack mode): a Kafka consumer-group member (`KafkaBus.subscribe`) writing to PostgreSQL and, when
  * `REDIS_URL` is set, scheduling `session-ready` jobs in BullMQ after each durable batch.
  */
 export async function start(
