@@ -4,6 +4,7 @@ import {
   apiRoutes,
   bootstrapProject,
   dashboardRouter,
+  handOverFirstStartSecrets,
   initAdminOf,
   loadOrCreateSessionSecret,
 } from '@agent-warden/api';
@@ -27,6 +28,8 @@ export interface RunningStandalone {
   generatedApiKey?: string;
   /** Set only at the first start without `WARDEN_INIT_ADMIN_EMAIL` / `_PASSWORD`: the dashboard's first admin. */
   generatedAdmin?: { email: string; password: string };
+  /** `<WARDEN_DATA_DIR>/first-start-secrets.env` (0600) when this start generated a secret. */
+  secretsFile?: string;
   databaseUrl: string;
   /** The in-process job queue. */
   queue: JobQueue;
@@ -34,8 +37,9 @@ export interface RunningStandalone {
 }
 
 /**
- * Starts gateway, projector and api in one process (DESIGN.md "Standalone"): PostgreSQL embedded
- * with PGlite behind pglite-socket (or `DATABASE_URL`), migrations applied, the in-process bus
+ * Starts gateway, projector and api in one process (docs/architecture.md "Standalone"): PostgreSQL
+ * embedded with PGlite behind pglite-socket on a private unix socket (or `DATABASE_URL`),
+ * migrations applied, the in-process bus
  * instead of Kafka, one HTTP port. Shutdown order: fail /ready, stop HTTP, stop consuming, close
  * the database, stop the embedded server.
  */
@@ -63,11 +67,13 @@ export async function start(
     initAdmin: initAdminOf(config),
     logger,
   });
-  if (boot.generatedAdmin)
-    logger.warn(
-      { projectId: boot.projectId, ...boot.generatedAdmin },
-      'created the first admin with a random password; it is shown only once',
-    );
+  // Secrets go to a 0600 file in the data dir (and a TTY), never into a log line; written before
+  // anything else can fail, since a restart would not generate them again.
+  const secretsFile = await handOverFirstStartSecrets(
+    config.WARDEN_DATA_DIR,
+    { apiKey: boot.generatedApiKey, admin: boot.generatedAdmin },
+    logger,
+  );
   const sessionSecret = config.WARDEN_JWT_SECRET ?? (await loadOrCreateSessionSecret(config.WARDEN_DATA_DIR));
   const stopping = new AbortController();
 
@@ -139,6 +145,7 @@ export async function start(
     projectId: boot.projectId,
     generatedApiKey: boot.generatedApiKey,
     generatedAdmin: boot.generatedAdmin,
+    secretsFile,
     databaseUrl,
     queue,
     stop: async () => {
