@@ -18,13 +18,14 @@ const sessionUser = (u: User) => ({
  * too) and sets the `warden_session` cookie; `POST /v1/auth/logout` clears it (204);
  * `GET /v1/auth/me` answers the signed-in person (401 without a valid cookie). Login and logout
  * need `X-Warden-CSRF: 1` like every cookie request that changes state. Failed sign-ins are
- * throttled per client address and email ({@link loginLimiter}: 429 after 10 in 15 minutes).
+ * throttled per client address and email, and per address across emails ({@link loginLimiter}:
+ * 429 after 10 failures for one email, or 50 for any emails, from one address in 15 minutes).
  */
 export function authRouter(deps: { guard: AuthGuard; db: PrismaClient }): Router {
   const { guard, db } = deps;
   const r = Router();
 
-  r.post('/v1/auth/login', loginLimiter(), async (req, res) => {
+  r.post('/v1/auth/login', ...loginLimiter(), async (req, res) => {
     assertCsrfHeader(req);
     const body = parseOr400(LoginRequest, req.body);
     const user = await authenticateUser(db, body.email, body.password);
