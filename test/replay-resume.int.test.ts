@@ -93,7 +93,7 @@ function replayCli(
   });
   return new Promise((resolve) =>
     child.once('exit', (code) => {
-      const last = stdout.trim().split('\n').pop() ?? '{}';
+      const last = stdout.trim().split('\n').pop() || '{}'; // none after a SIGKILL
       resolve({ code, summary: JSON.parse(last) as Record<string, unknown>, stderr });
     }),
   );
@@ -107,16 +107,19 @@ describe('replay: resumable across service restarts and interruptions', () => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-replay-resume-'));
   const fileA = path.join(dataDir, 'generated-a.jsonl');
   const fileB = path.join(dataDir, 'generated-b.jsonl');
+  const fileC = path.join(dataDir, 'generated-c.jsonl');
   const apiKey = `aw_replay_resume_${newId().replace(/-/g, '')}`;
   let env: Record<string, string>;
   let s: StandaloneProcess | undefined;
   let storedAfterA: { events: number; decisions: Record<string, number> };
   const a = generatedTrajectories(60, 'a');
   const b = generatedTrajectories(60, 'b');
+  const c = generatedTrajectories(60, 'c');
 
   beforeAll(async () => {
     fs.writeFileSync(fileA, a.lines);
     fs.writeFileSync(fileB, b.lines);
+    fs.writeFileSync(fileC, c.lines);
     env = {
       WARDEN_DATA_DIR: path.join(dataDir, 'warden'),
       WARDEN_INIT_API_KEY: apiKey,
@@ -235,4 +238,55 @@ describe('replay: resumable across service restarts and interruptions', () => {
     expect(stats.body).toMatchObject({ sessions: 60, duplicates: 0, events: second.summary.events_stored });
     expect(stats.body.decisions).toEqual({ allow: b.toolCalls });
   }, 300_000);
+
+  test('the replay itself is SIGKILLed mid-run: the next run completes it, every tool call evaluated once', async () => {
+    const args = ['--url', s!.url, '--api-key', apiKey, '--concurrency', '4', fileC];
+    let killed = false;
+    await replayCli(args, (line, child) => {
+      const m = line.match(/^replay: (\d+)\/60 trajectories/);
+      if (!killed && m && Number(m[1]) >= 1) {
+        killed = true;
+        child.kill('SIGKILL'); // no summary, events in its queue lost: what a crash leaves
+      }
+    });
+    expect(killed).toBe(true);
+    const second = await replayCli(args);
+    expect(second.code).toBe(0);
+    expect(second.summary).toMatchObject({ trajectories: 60, missing: 0, duplicates: 0, incomplete: 0 });
+    // Evaluations the killed run recorded but never reported as events are not recorded twice
+    // (the tool call's id is the evaluation's Idempotency-Key).
+    const versions = (await replayFiles({ files: [fileC], baseUrl: s!.url, apiKey })).agentVersionIds;
+    const stats = await call(s!.url, 'GET', `/v1/stats/events?agentVersionId=${versions.join(',')}`, {
+      apiKey,
+    });
+    expect(stats.body).toMatchObject({ sessions: 60, duplicates: 0, events: second.summary.events_stored });
+    expect(stats.body.byType['agent.tool.started']).toBe(c.toolCalls);
+    expect(stats.body.decisions).toEqual({ allow: c.toolCalls });
+  }, 300_000);
+
+  test('evaluate with the same Idempotency-Key records one evaluation; without one, each request does', async () => {
+    const id = await call(s!.url, 'POST', '/v1/agents/identify', {
+      apiKey,
+      body: { agent: { key: 'idempotency-test' }, version: { version: '1' } },
+    });
+    const { agentId, agentVersionId } = id.body as { agentId: string; agentVersionId: string };
+    const evaluate = (headers: Record<string, string> = {}) =>
+      call(s!.url, 'POST', '/v1/guardrails/evaluate', {
+        apiKey,
+        headers,
+        body: { agentId, agentVersionId, sessionId: newId(), mode: 'monitor', tool: { name: 'lookup' } },
+      });
+    const key = newId();
+    const first = await evaluate({ 'idempotency-key': key });
+    const retried = await evaluate({ 'idempotency-key': key });
+    expect(first.status).toBe(200);
+    expect(retried.body.evaluationId).toBe(first.body.evaluationId);
+    const decisions = async () =>
+      (await call(s!.url, 'GET', `/v1/stats/events?agentVersionId=${agentVersionId}`, { apiKey })).body
+        .decisions;
+    expect(await decisions()).toEqual({ allow: 1 });
+    await evaluate();
+    await evaluate();
+    expect(await decisions()).toEqual({ allow: 3 });
+  }, 60_000);
 });

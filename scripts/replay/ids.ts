@@ -1,29 +1,8 @@
 import { createHash } from 'node:crypto';
+import { nameBasedUuidV7 } from '@agent-warden/contracts';
 
-/**
- * Time field of every replay id: 2024-01-01T00:00:00Z plus the id's position, ms. Replay ids are
- * not made at a moment in time: the same trajectory must give the same ids on every run.
- */
-export const REPLAY_ID_EPOCH_MS = Date.UTC(2024, 0, 1);
-
-/**
- * A name-based id in the UUIDv7 layout (RFC 9562 §5.7; the event contract accepts only UUIDv7):
- * the 48-bit time field is {@link REPLAY_ID_EPOCH_MS} + `position` (so a trajectory's ids sort in
- * replay order, as the client's own ids would), the version and variant bits are set, and the 74
- * remaining bits are the first bits of SHA-256(`name`), as UUIDv5 does with SHA-1 (RFC 9562 §5.5).
- * Equal inputs give equal ids; different names collide with probability ~2⁻⁷⁴ per pair.
- * @param position 0 … 2⁴⁰ (well inside the 48-bit field)
- */
-export function nameBasedUuidV7(name: string, position: number): string {
-  const hash = createHash('sha256').update(name).digest();
-  const b = Buffer.alloc(16);
-  b.writeUIntBE(REPLAY_ID_EPOCH_MS + position, 0, 6);
-  hash.copy(b, 6, 0, 10);
-  b[6] = 0x70 | (b[6]! & 0x0f); // version 7
-  b[8] = 0x80 | (b[8]! & 0x3f); // variant 10
-  const h = b.toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
+/** Name-based UUIDv7s (libs/contracts `ids.ts`): time field 2024-01-01 + position, SHA-256 of the name. */
+export { NAME_BASED_ID_EPOCH_MS as REPLAY_ID_EPOCH_MS, nameBasedUuidV7 } from '@agent-warden/contracts';
 
 /** What names one trajectory of a replay; every id of the trajectory derives from it. */
 export interface TrajectoryIdentity {
