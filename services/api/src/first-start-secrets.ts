@@ -1,3 +1,4 @@
+import { constants as fsConstants } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '@agent-warden/observability';
@@ -47,8 +48,10 @@ export async function handOverFirstStartSecrets(
       : []),
   ];
   await fs.mkdir(dir, { recursive: true });
-  await fs.rm(file, { force: true }); // a new file gets mode 0600 even if an old one was wider
-  await fs.writeFile(file, lines.join('\n') + '\n', { mode: 0o600, flag: 'wx' });
+  // A new file (mode 0600 from its creation), renamed over any older one: never readable by others.
+  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  await fs.writeFile(tmp, lines.join('\n') + '\n', { mode: 0o600, flag: 'wx' });
+  await fs.rename(tmp, file);
   logger.warn(
     { file, apiKey: Boolean(secrets.apiKey), admin: secrets.admin?.email },
     'first start: generated secrets written to a file readable only by this user',
@@ -62,6 +65,25 @@ export async function handOverFirstStartSecrets(
     terminal.write(out.join('\n'));
   }
   return file;
+}
+
+/**
+ * Checks, before anything is generated, that the secrets of a first start could be written to
+ * `dir` (creating it when missing): a start that generated a key and then failed to hand it over
+ * would lose it for good, since the next start finds a key and makes none.
+ * @throws Error naming the directory and the variables to set when it is not writable
+ */
+export async function assertSecretsDirWritable(dir: string): Promise<void> {
+  try {
+    await fs.mkdir(dir, { recursive: true });
+    await fs.access(dir, fsConstants.W_OK);
+  } catch (err) {
+    throw new Error(
+      `${dir} is not writable, so the secrets of a first start could not be handed over: set WARDEN_DATA_DIR ` +
+        `to a writable directory, or WARDEN_INIT_API_KEY and WARDEN_INIT_ADMIN_EMAIL / _PASSWORD`,
+      { cause: err },
+    );
+  }
 }
 
 /** Reads a file written by {@link handOverFirstStartSecrets} back (tests, scripts). */

@@ -5,6 +5,7 @@ export { loadOrCreateSessionSecret, SESSION_SECRET_FILE } from './session-secret
 export { apiRoutes, createApiApp, type ApiDeps } from './app';
 export { bootstrapProject, type BootstrapResult } from './bootstrap';
 export {
+  assertSecretsDirWritable,
   FIRST_START_SECRETS_FILE,
   handOverFirstStartSecrets,
   readFirstStartSecrets,

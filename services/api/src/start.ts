@@ -7,7 +7,7 @@ import { createLogger, type Logger } from '@agent-warden/observability';
 import { BullMqJobQueue } from '@agent-warden/queue';
 import { createApiApp } from './app';
 import { bootstrapProject } from './bootstrap';
-import { handOverFirstStartSecrets } from './first-start-secrets';
+import { assertSecretsDirWritable, handOverFirstStartSecrets } from './first-start-secrets';
 import { initAdminOf, type ApiConfig } from './config';
 import { BusPolicyChangeNotifier } from './policy-changes';
 
@@ -16,6 +16,8 @@ export async function start(
   config: ApiConfig,
   logger: Logger = createLogger({ name: 'api', level: config.LOG_LEVEL }),
 ): Promise<{ url: string; port: number; stop(): Promise<void> }> {
+  const secretsDir = path.resolve(config.WARDEN_DATA_DIR ?? '.warden');
+  await assertSecretsDirWritable(secretsDir);
   const db = createPrisma(config.DATABASE_URL);
   const boot = await bootstrapProject(db, {
     initApiKey: config.WARDEN_INIT_API_KEY,
@@ -24,7 +26,7 @@ export async function start(
   });
   // Secrets go to a 0600 file (and a TTY), never into a log line.
   await handOverFirstStartSecrets(
-    path.resolve(config.WARDEN_DATA_DIR ?? '.warden'),
+    secretsDir,
     { apiKey: boot.generatedApiKey, admin: boot.generatedAdmin },
     logger,
   );

@@ -2,6 +2,7 @@ import path from 'node:path';
 import express from 'express';
 import {
   apiRoutes,
+  assertSecretsDirWritable,
   bootstrapProject,
   dashboardRouter,
   handOverFirstStartSecrets,
@@ -57,6 +58,12 @@ export async function start(
   try {
     const { applied } = await migrate({ databaseUrl, logger: logger.child({ component: 'migrate' }) });
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  } catch (err) {
+    await embedded?.stop();
+    throw err;
+  }
+  try {
+    await assertSecretsDirWritable(config.WARDEN_DATA_DIR);
   } catch (err) {
     await embedded?.stop();
     throw err;
