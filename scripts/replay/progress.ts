@@ -19,7 +19,7 @@ function waitingText(p: ReplayProgress): string {
 /**
  * On a TTY, a progress bar (cli-progress) with trajectories done / total, skipped ones, events sent,
  * and what the replay is waiting for while the service is down. Elsewhere (CI, pipes), a plain line
- * on stderr at most every {@link LINE_INTERVAL_MS} ms, and at once when waiting starts.
+ * on stderr at each tenth of the way, every {@link LINE_INTERVAL_MS} ms, and when waiting starts.
  */
 export function progressView(stream: NodeJS.WriteStream = process.stderr): ProgressView {
   if (stream.isTTY) {
@@ -49,14 +49,17 @@ export function progressView(stream: NodeJS.WriteStream = process.stderr): Progr
     };
   }
   let last = 0;
+  let lastTenth = -1;
   let wasWaiting = false;
   return {
     update(p) {
       const now = Date.now();
       const startsWaiting = p.waiting !== undefined && !wasWaiting;
       wasWaiting = p.waiting !== undefined;
-      if (!startsWaiting && now - last < LINE_INTERVAL_MS && p.done < p.total) return;
+      const tenth = p.total > 0 ? Math.floor((p.done * 10) / p.total) : 10;
+      if (!startsWaiting && tenth === lastTenth && now - last < LINE_INTERVAL_MS) return;
       last = now;
+      lastTenth = tenth;
       stream.write(
         `replay: ${p.done}/${p.total} trajectories, ${p.skipped} already stored, ${p.eventsSent} events sent` +
           (p.waiting ? `; ${waitingText(p)}` : '') +
