@@ -20,7 +20,7 @@ export interface TrajectoryIdentity {
 
 /**
  * The deterministic ids of one trajectory's replay (docs/decisions.md "Replays use deterministic
- * ids"): its session, its run, each tool call by step index, and its events by position (the
+ * ids"): its session, its run, each tool call by its step's position, and its events by position (the
  * n-th id the client asks for, through its `idFactory`). The client makes its events in the same
  * order on every run of the same trajectory, so a re-run sends the same event ids and the service,
  * which keeps an event id once, stores nothing twice.
@@ -46,7 +46,7 @@ export class TrajectoryIds {
     return nameBasedUuidV7(`${this.scope}/run`, 0);
   }
 
-  /** The tool call of step `stepIndex`. */
+  /** The tool call of the step at `stepIndex` (0-based position in `steps`). */
   toolCallId(stepIndex: number): string {
     return nameBasedUuidV7(`${this.scope}/tool/${stepIndex}`, stepIndex);
   }

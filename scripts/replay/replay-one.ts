@@ -134,13 +134,13 @@ export async function replayOne(
   });
   await client
     .withRun({ name: t.trajectory_id, inputSummary: t.task, runId: ids.runId }, async () => {
-      for (const step of t.steps) {
+      for (const [position, step] of t.steps.entries()) {
         if (step.kind === 'message') {
           client.trackMessage({ role: step.role, content: step.content ?? '' });
           continue;
         }
         counts.toolCalls += 1;
-        const toolCallId = ids.toolCallId(step.index);
+        const toolCallId = ids.toolCallId(position);
         const tool = {
           name: step.tool || '<empty-function-name>',
           arguments: step.arguments ?? {},
