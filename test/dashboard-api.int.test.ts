@@ -519,8 +519,11 @@ describe('dashboard read API', () => {
 
   describe('serving the dashboard build', () => {
     it('index.html without caching at / and for client-side routes; hashed assets cached for a year', async () => {
+      // A browser navigation names text/html in Accept.
       for (const p of ['/', '/sessions', `/sessions/${ids.s1}`, '/guardrails/policies/new']) {
-        const r = await fetch(server.url + p);
+        const r = await fetch(server.url + p, {
+          headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+        });
         expect(r.status).toBe(200);
         expect(await r.text()).toContain('dashboard');
         expect(r.headers.get('cache-control')).toBe('no-cache');
@@ -532,13 +535,21 @@ describe('dashboard read API', () => {
       expect(icon.headers.get('cache-control')).toBe('no-cache');
     });
 
-    it('unknown /v1 paths and missing files stay problem+json 404', async () => {
-      for (const p of ['/v1/nope', '/v1', '/assets/missing-12345678.js']) {
-        const r = await get(p);
-        expect(r.status).toBe(404);
-        expect(r.headers.get('content-type')).toContain('application/problem+json');
+    it('unknown API, probe and health-like paths and missing files stay problem+json 404, even for a browser', async () => {
+      const paths = ['/v1/nope', '/v1', '/assets/missing-12345678.js', '/metrics', '/healthz', '/readyz'];
+      for (const p of [...paths, '/livez', '/api', '/api/v1/sessions', '/.well-known/security.txt']) {
+        for (const accept of ['*/*', 'text/html,*/*;q=0.8']) {
+          const r = await fetch(server.url + p, { headers: { accept } });
+          expect({ p, accept, status: r.status }).toEqual({ p, accept, status: 404 });
+          expect(r.headers.get('content-type')).toContain('application/problem+json');
+          expect(((await r.json()) as { instance?: string }).instance).toBe(p);
+        }
       }
       expect((await call(server.url, 'POST', '/sessions')).status).toBe(404);
+      // A client-side route asked for without text/html (curl, an API client) is not the dashboard either.
+      const notBrowser = await fetch(`${server.url}/sessions`, { headers: { accept: '*/*' } });
+      expect(notBrowser.status).toBe(404);
+      expect(notBrowser.headers.get('content-type')).toContain('application/problem+json');
     });
 
     it('without a build, / explains how to build it', async () => {

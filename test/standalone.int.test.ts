@@ -19,7 +19,7 @@ describe('standalone: the whole service in one process', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
 
-  test('a first start creates a project and prints a generated API key and the first admin once', async () => {
+  test('a first start creates a project, an API key and the first admin, handed over in a 0600 file and never logged', async () => {
     s = await startStandalone(env);
     expect(s.generatedApiKey).toMatch(/^aw_[A-Za-z0-9_-]{40,}$/);
     apiKey = s.generatedApiKey!;
@@ -35,7 +35,30 @@ describe('standalone: the whole service in one process', () => {
     expect(login.body.user.role).toBe('admin');
     const page = await fetch(s.url + '/');
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    // …but not through the logs: the secrets are in a 0600 file of the data dir, no log line holds them.
+    const secretsFile = path.join(dataDir, 'first-start-secrets.env');
+    expect(fs.statSync(secretsFile).mode & 0o777).toBe(0o600);
+    const output = s.output();
+    expect(output).toContain(secretsFile);
+    expect(output).not.toContain(apiKey);
+    expect(output).not.toContain(s.generatedAdmin!.password);
   }, 120_000);
+
+  test('the embedded database listens only on a unix socket in a 0700 directory, not on TCP', () => {
+    const started = s
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { msg?: string; socketDir?: string; port?: number; host?: string })
+      .find((l) => l.msg === 'embedded postgres started');
+    expect(started?.socketDir).toBeDefined();
+    expect(started).not.toHaveProperty('port');
+    expect(started).not.toHaveProperty('host');
+    const dir = fs.statSync(started!.socketDir!);
+    expect(dir.mode & 0o777).toBe(0o700);
+    expect(dir.uid).toBe(process.getuid!());
+    expect(fs.statSync(path.join(started!.socketDir!, '.s.PGSQL.5432')).isSocket()).toBe(true);
+  });
 
   test('all 762 shared trajectories are stored exactly once', async () => {
     const summary = await replayFiles({ files: TRAJECTORY_FILES, baseUrl: s.url, apiKey, concurrency: 8 });
@@ -53,7 +76,7 @@ describe('standalone: the whole service in one process', () => {
     );
     expect(tools.body.byType['agent.tool.started']).toBe(3571);
     expect(tools.body.sessions).toBe(762);
-    stored = summary.events_stored;
+    stored = summary.events_stored ?? -1;
   }, 900_000);
 
   test('after a restart the data is still there and no new key is generated', async () => {

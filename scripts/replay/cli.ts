@@ -1,14 +1,24 @@
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { replayFiles } from './replay';
+import { progressView } from './progress';
+import { replayFiles, type ReplaySummary } from './replay';
 
 const USAGE = `usage: npm run replay -- [--url URL] [--api-key KEY] [--mode monitor|enforce] [--concurrency N] [--limit N] FILE.jsonl...
-  --url       service base URL (default $WARDEN_BASE_URL or http://127.0.0.1:7400)
-  --api-key   API key (default $WARDEN_API_KEY)
-  --api-url   where to read the counts back (stack mode: the api service; default --url)
-  --policies  a policy set (examples/policies/*.json) imported first (admin key; existing names updated)
-  --mode      monitor (default) or enforce; enforce prints per-label blocked / held-for-approval counts
-Prints one JSON line: {"trajectories","events_sent","events_stored","duplicates","missing","decisions":{...}}`;
+  --url        service base URL (default $WARDEN_BASE_URL or http://127.0.0.1:7400)
+  --api-key    API key (default $WARDEN_API_KEY)
+  --api-url    where to read the counts back (stack mode: the api service; default --url)
+  --policies   a policy set (examples/policies/*.json) imported first (admin key; existing names updated)
+  --mode       monitor (default) or enforce; enforce prints per-label blocked / held-for-approval counts
+  --retry-for  seconds one request is retried while the service is down or answers 5xx (default 300)
+  --namespace  replay the same files as new data (ids differ); by default a re-run completes an
+               interrupted run and adds nothing for what is already stored
+Ids are deterministic (file bytes + trajectory + position): run it again after an interruption and
+it finishes the job without storing anything twice. Progress goes to stderr (a bar on a terminal).
+Ctrl-C stops starting trajectories, lets the running ones finish, and still prints the summary.
+Prints one JSON line: {"trajectories","skipped","resumed","events_sent","events_expected","events_stored",
+"duplicates","missing","events_unsent","incomplete","interrupted","decisions":{...}}
+Exit code: 0 when everything is stored once (missing 0, duplicates 0, nothing incomplete),
+1 otherwise, 130 after Ctrl-C.`;
 
 /** `npm run replay`: replays trajectory files through the TypeScript client and prints the summary read back. */
 async function main(): Promise<void> {
@@ -22,6 +32,8 @@ async function main(): Promise<void> {
       mode: { type: 'string', default: 'monitor' },
       concurrency: { type: 'string', default: '8' },
       limit: { type: 'string' },
+      'retry-for': { type: 'string', default: '300' },
+      namespace: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -41,28 +53,53 @@ async function main(): Promise<void> {
   const baseUrl = (values.url ?? process.env.WARDEN_BASE_URL ?? 'http://127.0.0.1:7400').replace(/\/+$/, '');
   const apiUrl = values['api-url']?.replace(/\/+$/, '') ?? baseUrl;
   if (values.policies) await importPolicies(apiUrl, apiKey, values.policies);
-  const summary = await replayFiles({
-    files: positionals,
-    baseUrl,
-    apiKey,
-    mode: values.mode,
-    statsUrl: apiUrl,
-    concurrency: Number(values.concurrency),
-    limit: values.limit ? Number(values.limit) : undefined,
+
+  // Ctrl-C: the first stops the replay gracefully (summary still printed), a second exits at once.
+  const interrupt = new AbortController();
+  process.on('SIGINT', () => {
+    if (interrupt.signal.aborted) {
+      process.stderr.write('\nreplay: interrupted again, exiting without the read-back\n');
+      process.exit(130);
+    }
+    process.stderr.write(
+      '\nreplay: interrupted; finishing the running trajectories (Ctrl-C again to quit now)\n',
+    );
+    interrupt.abort();
   });
-  const { trajectories, events_sent, events_stored, duplicates, missing, decisions, stopped, byLabel } =
-    summary;
-  const line: Record<string, unknown> = {
-    trajectories,
-    events_sent,
-    events_stored,
-    duplicates,
-    missing,
-    decisions,
-  };
-  if (values.mode === 'enforce') Object.assign(line, { stopped, by_label: byLabel });
-  process.stdout.write(JSON.stringify(line) + '\n');
-  process.exit(missing === 0 && duplicates === 0 ? 0 : 1);
+  const view = progressView();
+  let summary: ReplaySummary;
+  try {
+    summary = await replayFiles({
+      files: positionals,
+      baseUrl,
+      apiKey,
+      mode: values.mode,
+      statsUrl: apiUrl,
+      concurrency: Number(values.concurrency),
+      limit: values.limit ? Number(values.limit) : undefined,
+      retryForMs: Number(values['retry-for']) * 1000,
+      namespace: values.namespace,
+      signal: interrupt.signal,
+      onProgress: (p) => view.update(p),
+    });
+  } catch (err) {
+    view.stop();
+    // Even a replay that could not start (or failed) prints a summary line, with the reason.
+    process.stdout.write(
+      JSON.stringify({
+        error: err instanceof Error ? err.message : String(err),
+        interrupted: interrupt.signal.aborted,
+      }) + '\n',
+    );
+    process.exit(interrupt.signal.aborted ? 130 : 1);
+  }
+  view.stop();
+  const { stopped, byLabel, agentVersionIds: _ids, client, ...line } = summary;
+  const out: Record<string, unknown> = { ...line, client };
+  if (values.mode === 'enforce') Object.assign(out, { stopped, by_label: byLabel });
+  process.stdout.write(JSON.stringify(out) + '\n');
+  const complete = summary.missing === 0 && summary.duplicates === 0 && summary.incomplete === 0;
+  process.exit(summary.interrupted ? 130 : complete ? 0 : 1);
 }
 
 /** Imports a policy set file (`POST /v1/policies/import`, names that exist are updated) and waits for gateways to load it. */

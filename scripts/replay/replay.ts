@@ -1,12 +1,11 @@
-import { newId, type Decision } from '@agent-warden/contracts';
-import {
-  ApprovalDeniedError,
-  ApprovalTimeoutError,
-  GuardrailBlockedError,
-  GuardrailUnavailableError,
-  WardenClient,
-} from '@agent-warden/client';
-import { agentKeyOf, readTrajectories, type Trajectory } from './trajectories';
+import type { Decision } from '@agent-warden/contracts';
+import { TrajectoryIds } from './ids';
+import { replayOne, type LabelCounts, type ReplayOneContext, type TrajectoryOutcome } from './replay-one';
+import { retryingFetch, sleep, type RetryNotice } from './retry';
+import { fetchStats, identifyProject, type ServiceAccess, type Stats } from './service';
+import { agentKeyOf, readTrajectoryLines, scanFile, type Trajectory } from './trajectories';
+
+export { labelOf, type LabelCounts } from './replay-one';
 
 /** Options of {@link replayFiles}. */
 export interface ReplayOptions {
@@ -27,203 +26,239 @@ export interface ReplayOptions {
    * (client-side `approvalTimeoutMs`, default 1000 ms); nobody approves during a replay.
    */
   approvalWaitMs?: number;
-  /** Called after each trajectory (progress). */
+  /**
+   * How long one request keeps being retried while the service is unreachable or answers 408 / 429 /
+   * 5xx, ms (default 300 000): a restart of the service is waited out.
+   */
+  retryForMs?: number;
+  /**
+   * Part of every id (default empty): the same file under another namespace is replayed as new data
+   * instead of being completed and deduplicated.
+   */
+  namespace?: string;
+  /** Aborted on Ctrl-C: no new trajectory starts, retries stop, the summary is still made. */
+  signal?: AbortSignal;
+  /** Called after each trajectory (replayed or skipped) with how many are done. */
   onTrajectory?: (done: number) => void;
+  /** Progress (after each trajectory, and while the service is being waited for). */
+  onProgress?: (p: ReplayProgress) => void;
 }
 
-/** The replay's summary: counts read back from the service, not counted locally. */
+/** What {@link ReplayOptions.onProgress} receives. */
+export interface ReplayProgress {
+  done: number;
+  /** Trajectories this run will go through (lines of the files, or `limit`). */
+  total: number;
+  /** Of `done`, those the service already held in full. */
+  skipped: number;
+  /** Events the service accepted so far in this run. */
+  eventsSent: number;
+  /** Set while a request is being retried: what and why. */
+  waiting?: RetryNotice;
+}
+
+/**
+ * The replay's summary. `events_stored`, `duplicates` and `decisions` are read back from the
+ * service (`GET /v1/stats/events` for the replay's agent versions), never counted locally; they
+ * are `null` when the read-back failed (the service unreachable after Ctrl-C).
+ */
 export interface ReplaySummary {
+  /** Trajectories gone through: replayed in this run or found complete. */
   trajectories: number;
+  /** Of them, found stored in full by an earlier run and skipped. */
+  skipped: number;
+  /** Of them, found stored in part (an interrupted run) and completed. */
+  resumed: number;
+  /** Events the service accepted in this run (2xx), resent ones of resumed trajectories included. */
   events_sent: number;
-  events_stored: number;
-  duplicates: number;
-  missing: number;
+  /** Events the replay's trajectories should have in the store: `events_sent` + those of skipped ones. */
+  events_expected: number;
+  events_stored: number | null;
+  /** Stored events sharing a (session, sequence) with another (the same logical event twice). */
+  duplicates: number | null;
+  /** `events_expected − events_stored` (≥ 0): acknowledged events the store does not hold. */
+  missing: number | null;
+  /** Events never acknowledged (still queued when the service stayed down or Ctrl-C came). */
+  events_unsent: number;
+  /** Trajectories not replayed to the end (Ctrl-C, or events unsent): a re-run completes them. */
+  incomplete: number;
+  /** True when Ctrl-C (the signal) stopped the run. */
+  interrupted: boolean;
   decisions: Record<string, number>;
   /** Tool calls stopped by the client in enforce mode, by reason. */
   stopped: Record<string, number>;
-  /** Per trajectory label (see {@link labelOf}): tool calls, and how many were blocked or held for approval. */
+  /** Per trajectory label (see `labelOf`): tool calls, and how many were blocked or held for approval. */
   byLabel: Record<string, LabelCounts>;
   /** Agent version ids this replay used (its events are counted through them). */
   agentVersionIds: string[];
+  /** The client's losses, and the HTTP retries (the replay's while the service was down, and the client's). */
   client: { dropped: number; failed: number; rejected: number; retries: number };
 }
 
-/** Tool calls of one label and what enforce mode did with them. */
-export interface LabelCounts {
-  trajectories: number;
-  toolCalls: number;
-  blocked: number;
-  heldForApproval: number;
-}
-
-/**
- * The label of a trajectory for guardrail figures: `<source>:<kind>` where kind is
- * `attack_succeeded` / `attack_failed` (AgentDojo runs with an injection, by whether the attacker's
- * goal was reached), `injection_goal_as_user_task` (the attacker's goal asked directly) or `benign`.
- */
-export function labelOf(t: Trajectory): string {
-  const source = t.trajectory_id.split('/')[0] ?? 'unknown';
-  const l = t.labels as {
-    is_injection_attack?: boolean;
-    attack_succeeded?: boolean | null;
-    user_task_is_injection_goal?: boolean;
-  };
-  const kind = l.user_task_is_injection_goal
-    ? 'injection_goal_as_user_task'
-    : l.is_injection_attack
-      ? l.attack_succeeded
-        ? 'attack_succeeded'
-        : 'attack_failed'
-      : 'benign';
-  return `${source}:${kind}`;
-}
-
-interface Stats {
-  events: number;
-  sessions: number;
-  duplicates: number;
-  byType: Record<string, number>;
-  decisions: Record<string, number>;
-}
-
-/** Everything projected: every accepted event, and an evaluation row for every evaluated event. */
-function settled(s: Stats, sent: number): boolean {
+/** Everything projected: every expected event, and an evaluation row for every evaluated event. */
+function settled(s: Stats, expected: number): boolean {
   const evaluations = Object.values(s.decisions).reduce((a, b) => a + b, 0);
-  return s.events >= sent && evaluations >= (s.byType['agent.guardrail.evaluated'] ?? 0);
+  return s.events >= expected && evaluations >= (s.byType['agent.guardrail.evaluated'] ?? 0);
 }
 
-async function fetchStats(baseUrl: string, apiKey: string, versions: string[]): Promise<Stats> {
-  const url = `${baseUrl}/v1/stats/events?agentVersionId=${encodeURIComponent(versions.join(','))}`;
-  const res = await fetch(url, { headers: { authorization: `Bearer ${apiKey}` } });
-  if (!res.ok) throw new Error(`GET /v1/stats/events answered ${res.status}: ${await res.text()}`);
-  return (await res.json()) as Stats;
+/** Agent version of a file's replay: the same on every run of the same bytes (and namespace). */
+function versionOf(fileDigest: string, namespace: string): string {
+  return `replay-${fileDigest.slice(0, 16)}${namespace ? `-${namespace}` : ''}`;
 }
 
-/**
- * Replays one trajectory through the TypeScript client: one session, one run with the task as
- * `inputSummary`, each message as `agent.message.logged`, each tool call through `withTool` with
- * its logged result (or its logged error thrown). Returns what the client sent.
- */
-async function replayOne(
-  t: Trajectory,
-  o: ReplayOptions,
-  replayId: string,
-  stopped: Record<string, number>,
-  byLabel: Record<string, LabelCounts>,
-): Promise<{ sent: number; agentVersionId?: string; stats: ReturnType<WardenClient['stats']> }> {
-  const counts = (byLabel[labelOf(t)] ??= { trajectories: 0, toolCalls: 0, blocked: 0, heldForApproval: 0 });
-  counts.trajectories += 1;
-  const client = new WardenClient({
-    baseUrl: o.baseUrl,
-    apiKey: o.apiKey,
-    agent: { key: agentKeyOf(t.agent), name: t.agent },
-    version: { version: `replay-${replayId}`, metadata: { replayId, source: t.trajectory_id.split('/')[0] } },
-    mode: o.mode ?? 'monitor',
-    flushIntervalMs: 1000,
-    failMode: 'open',
-    approvalTimeoutMs: o.approvalWaitMs ?? 1000,
-  });
-  await client.ready();
-  client.startSession({
-    inputSummary: t.task,
-    attributes: { trajectoryId: t.trajectory_id, domain: t.domain },
-  });
-  await client
-    .withRun({ name: t.trajectory_id, inputSummary: t.task }, async () => {
-      for (const step of t.steps) {
-        if (step.kind === 'message') {
-          client.trackMessage({ role: step.role, content: step.content ?? '' });
-          continue;
-        }
-        counts.toolCalls += 1;
-        try {
-          await client.withTool(
-            { name: step.tool || '<empty-function-name>', arguments: step.arguments ?? {} },
-            () => {
-              if (step.error) throw new Error(step.error);
-              return step.result;
-            },
-          );
-        } catch (err) {
-          const reason =
-            err instanceof GuardrailBlockedError
-              ? 'blocked'
-              : err instanceof ApprovalDeniedError
-                ? 'approval_denied'
-                : err instanceof ApprovalTimeoutError
-                  ? 'approval_expired'
-                  : err instanceof GuardrailUnavailableError
-                    ? 'guard_unavailable'
-                    : undefined;
-          if (reason) stopped[reason] = (stopped[reason] ?? 0) + 1;
-          if (reason === 'blocked') counts.blocked += 1;
-          if (reason === 'approval_denied' || reason === 'approval_expired') counts.heldForApproval += 1;
-          // Logged tool errors are part of the trajectory: recorded as agent.tool.failed, then go on.
-        }
-      }
-    })
-    .catch(() => undefined);
-  client.endSession({ status: 'completed' });
-  await client.shutdown();
-  const stats = client.stats();
-  return { sent: stats.sent, agentVersionId: client.agentVersionId, stats };
+/** The first trajectory of the first non-empty file, for the registration that tells the project. */
+async function firstTrajectory(files: string[]): Promise<{ file: string; t: Trajectory } | undefined> {
+  for (const file of files)
+    for await (const { trajectory } of readTrajectoryLines(file)) return { file, t: trajectory };
+  return undefined;
 }
 
 /**
- * Replays trajectory files through the service and waits until it has projected everything, then
- * reads the counts back from `GET /v1/stats/events` for this replay's agent versions.
- * `missing` = events the gateway accepted but the store does not hold; `duplicates` = stored events
- * sharing a (session, sequence) with another.
+ * Replays trajectory files through the service, resumably (docs/decisions.md "Replays use
+ * deterministic ids", "Replays resume from what the service stored"): every id derives from the
+ * file's bytes, the trajectory and the event's position, so a re-run skips the trajectories the
+ * service holds in full and completes the others without storing anything twice. Requests are
+ * retried while the service is down (`retryForMs`). At the end (or after Ctrl-C, `signal`) it
+ * waits until the service has projected everything (`settleTimeoutMs`) and reads the counts back.
+ *
+ * Never throws for an unreachable service after the start: that shows in `events_unsent`,
+ * `incomplete` and `null` read-backs. Throws when a file cannot be read or a line is not JSON, and
+ * when the first registration fails for good (bad key, service down past `retryForMs`).
  */
 export async function replayFiles(o: ReplayOptions): Promise<ReplaySummary> {
-  const replayId = newId();
+  const namespace = o.namespace ?? '';
   const stopped: Record<string, number> = {};
   const byLabel: Record<string, LabelCounts> = {};
   const versions = new Set<string>();
-  const totals = { sent: 0, dropped: 0, failed: 0, rejected: 0, retries: 0 };
-  let trajectories = 0;
-  const concurrency = o.concurrency ?? 8;
-  const inFlight = new Set<Promise<void>>();
+  const totals = { sent: 0, expected: 0, unsent: 0, dropped: 0, failed: 0, rejected: 0, retries: 0 };
+  const counts = { done: 0, skipped: 0, resumed: 0, incomplete: 0 };
+  let waiting: RetryNotice | undefined;
+  const progress = () =>
+    o.onProgress?.({ done: counts.done, total, skipped: counts.skipped, eventsSent: totals.sent, waiting });
+  const fetchImpl = retryingFetch({
+    retryForMs: o.retryForMs ?? 300_000,
+    signal: o.signal,
+    onRetry: (n) => {
+      waiting = n;
+      totals.retries += 1;
+      progress();
+    },
+    onRecovered: () => {
+      waiting = undefined;
+      progress();
+    },
+  });
+  const send: ServiceAccess = { url: o.baseUrl, apiKey: o.apiKey, fetch: fetchImpl };
+  const read: ServiceAccess = { url: o.statsUrl ?? o.baseUrl, apiKey: o.apiKey, fetch: fetchImpl };
 
-  const run = async (t: Trajectory) => {
-    const r = await replayOne(t, o, replayId, stopped, byLabel);
+  const scans = new Map<string, { digest: string; trajectories: number }>();
+  for (const file of o.files) scans.set(file, await scanFile(file));
+  const lines = [...scans.values()].reduce((a, s) => a + s.trajectories, 0);
+  const total = o.limit === undefined ? lines : Math.min(o.limit, lines);
+  progress();
+
+  const first = await firstTrajectory(o.files);
+  const projectId = first
+    ? await identifyProject(send, {
+        agent: { key: agentKeyOf(first.t.agent), name: first.t.agent },
+        version: {
+          version: versionOf(scans.get(first.file)!.digest, namespace),
+          metadata: { replay: 'true' },
+        },
+      })
+    : '';
+
+  const ctx = (file: string): ReplayOneContext => ({
+    baseUrl: o.baseUrl,
+    apiKey: o.apiKey,
+    read,
+    mode: o.mode ?? 'monitor',
+    version: versionOf(scans.get(file)!.digest, namespace),
+    versionMetadata: { replay: 'true' },
+    approvalWaitMs: o.approvalWaitMs ?? 1000,
+    fetch: fetchImpl,
+    requestTimeoutMs: (o.retryForMs ?? 300_000) + 60_000,
+    signal: o.signal,
+    stopped,
+    byLabel,
+  });
+
+  const record = (r: TrajectoryOutcome) => {
     if (r.agentVersionId) versions.add(r.agentVersionId);
-    totals.sent += r.sent;
-    totals.dropped += r.stats.dropped;
-    totals.failed += r.stats.failed;
-    totals.rejected += r.stats.rejected;
-    totals.retries += r.stats.retries;
-    trajectories += 1;
-    o.onTrajectory?.(trajectories);
+    if (r.kind === 'skipped') {
+      counts.skipped += 1;
+      totals.expected += r.events;
+    } else {
+      if (r.resumed) counts.resumed += 1;
+      if (r.unsent > 0) counts.incomplete += 1;
+      totals.sent += r.stats.sent;
+      totals.expected += r.stats.sent;
+      totals.unsent += r.unsent;
+      totals.dropped += r.stats.dropped;
+      totals.failed += r.stats.failed;
+      totals.rejected += r.stats.rejected;
+      totals.retries += r.stats.retries;
+    }
+    counts.done += 1;
+    o.onTrajectory?.(counts.done);
+    progress();
   };
 
+  const concurrency = o.concurrency ?? 8;
+  const inFlight = new Set<Promise<void>>();
   let started = 0;
+  let failure: unknown;
   outer: for (const file of o.files) {
-    for await (const t of readTrajectories(file)) {
-      if (o.limit !== undefined && started >= o.limit) break outer;
+    const c = ctx(file);
+    for await (const { trajectory: t, line } of readTrajectoryLines(file)) {
+      if ((o.limit !== undefined && started >= o.limit) || o.signal?.aborted || failure) break outer;
       started += 1;
-      const p: Promise<void> = run(t).finally(() => inFlight.delete(p));
+      const ids = new TrajectoryIds({
+        namespace,
+        projectId,
+        fileDigest: scans.get(file)!.digest,
+        trajectoryId: t.trajectory_id,
+        line,
+      });
+      const p: Promise<void> = replayOne(t, ids, c)
+        .then(record, (err: unknown) => {
+          failure ??= err;
+        })
+        .finally(() => inFlight.delete(p));
       inFlight.add(p);
       if (inFlight.size >= concurrency) await Promise.race(inFlight);
     }
   }
   await Promise.all(inFlight);
+  const interrupted = o.signal?.aborted === true;
+  counts.incomplete += total - counts.done;
+  if (failure && !interrupted) throw failure;
 
   const ids = [...versions];
-  const deadline = Date.now() + (o.settleTimeoutMs ?? 120_000);
-  const statsUrl = o.statsUrl ?? o.baseUrl;
-  let stats = await fetchStats(statsUrl, o.apiKey, ids);
-  while (!settled(stats, totals.sent) && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 250));
-    stats = await fetchStats(statsUrl, o.apiKey, ids);
+  let stats: Stats | undefined;
+  try {
+    const deadline = Date.now() + (interrupted ? 0 : (o.settleTimeoutMs ?? 120_000));
+    stats = ids.length > 0 ? await fetchStats(read, ids) : emptyStats();
+    while (!settled(stats, totals.expected) && Date.now() < deadline && !o.signal?.aborted) {
+      await sleep(250, o.signal);
+      stats = await fetchStats(read, ids);
+    }
+  } catch {
+    stats = undefined; // the service is unreachable: the summary says so with nulls
   }
   return {
-    trajectories,
+    trajectories: counts.done,
+    skipped: counts.skipped,
+    resumed: counts.resumed,
     events_sent: totals.sent,
-    events_stored: stats.events,
-    duplicates: stats.duplicates,
-    missing: Math.max(0, totals.sent - stats.events),
-    decisions: stats.decisions as Record<Decision, number>,
+    events_expected: totals.expected,
+    events_stored: stats?.events ?? null,
+    duplicates: stats?.duplicates ?? null,
+    missing: stats ? Math.max(0, totals.expected - stats.events) : null,
+    events_unsent: totals.unsent,
+    incomplete: counts.incomplete,
+    interrupted,
+    decisions: (stats?.decisions ?? {}) as Record<Decision, number>,
     stopped,
     byLabel,
     agentVersionIds: ids,
@@ -234,4 +269,8 @@ export async function replayFiles(o: ReplayOptions): Promise<ReplaySummary> {
       retries: totals.retries,
     },
   };
+}
+
+function emptyStats(): Stats {
+  return { events: 0, sessions: 0, duplicates: 0, byType: {}, decisions: {} };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -42,14 +43,40 @@ function parseTrajectory(line: string, file: string, n: number): Trajectory {
   }
 }
 
-/** Streams the trajectories of a JSONL file, one per line; throws naming the line when one is not JSON. */
-export async function* readTrajectories(file: string): AsyncGenerator<Trajectory> {
+/** Streams the trajectories of a JSONL file with their 1-based line; throws naming the line when one is not JSON. */
+export async function* readTrajectoryLines(
+  file: string,
+): AsyncGenerator<{ trajectory: Trajectory; line: number }> {
   const rl = readline.createInterface({ input: fs.createReadStream(file, 'utf8'), crlfDelay: Infinity });
   let n = 0;
   for await (const line of rl) {
     n += 1;
-    if (line.trim() !== '') yield parseTrajectory(line, file, n);
+    if (line.trim() !== '') yield { trajectory: parseTrajectory(line, file, n), line: n };
   }
+}
+
+/** Streams the trajectories of a JSONL file, one per line; throws naming the line when one is not JSON. */
+export async function* readTrajectories(file: string): AsyncGenerator<Trajectory> {
+  for await (const { trajectory } of readTrajectoryLines(file)) yield trajectory;
+}
+
+/** SHA-256 (hex) of a file's bytes and its number of non-blank lines (= trajectories), in one read. */
+export async function scanFile(file: string): Promise<{ digest: string; trajectories: number }> {
+  const hash = createHash('sha256');
+  let trajectories = 0;
+  let blank = true;
+  for await (const chunk of fs.createReadStream(file)) {
+    const b = chunk as Buffer;
+    hash.update(b);
+    for (const byte of b) {
+      if (byte === 0x0a) {
+        if (!blank) trajectories += 1;
+        blank = true;
+      } else if (byte !== 0x20 && byte !== 0x0d && byte !== 0x09) blank = false;
+    }
+  }
+  if (!blank) trajectories += 1;
+  return { digest: hash.digest('hex'), trajectories };
 }
 
 /**

@@ -58,9 +58,18 @@ export class WardenApi {
     return { accepted: events.length, rejected: [] };
   }
 
-  /** `POST /v1/guardrails/evaluate`: the decision. */
+  /**
+   * `POST /v1/guardrails/evaluate`: the decision. A tool call's check (not a dry run) sends its
+   * `toolCallId` as `Idempotency-Key`, so a retry after a lost answer records one evaluation.
+   */
   async evaluate(body: GuardRequestInput): Promise<GuardDecision> {
-    const res = await this.transport.request({ method: 'POST', path: '/v1/guardrails/evaluate', body });
+    const key = body.toolCallId && !body.dryRun ? { 'idempotency-key': body.toolCallId } : undefined;
+    const res = await this.transport.request({
+      method: 'POST',
+      path: '/v1/guardrails/evaluate',
+      body,
+      ...(key && { headers: key }),
+    });
     return check(GuardDecision, res, 'evaluate');
   }
 

@@ -44,7 +44,7 @@ export function createLiveRuntime(options: ResolvedOptions, storage: RunStorage)
     { maxBatchSize: options.maxBatchSize, flushIntervalMs: options.flushIntervalMs },
     logger,
   );
-  const recorder = new EventRecorder((item) => f.enqueue(item), logger, options.sessionId);
+  const recorder = new EventRecorder((item) => f.enqueue(item), logger, options.sessionId, options.idFactory);
   const guard = new Guard({
     api,
     identity: registration,

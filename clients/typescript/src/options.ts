@@ -1,4 +1,4 @@
-import { AgentKey, INGEST_LIMITS, isUuidV7 } from '@agent-warden/contracts';
+import { AgentKey, INGEST_LIMITS, isUuidV7, newId } from '@agent-warden/contracts';
 import type { CapabilityDeclaration, JsonObject, Mode } from '@agent-warden/contracts';
 import { ConfigurationError } from './errors';
 import { defaultLogger, safeLogger, type Logger } from './logger';
@@ -66,6 +66,13 @@ export interface WardenClientOptions {
   approvalTimeoutMs?: number;
   /** Id (UUIDv7) of the first session. Default: a new one. */
   sessionId?: string;
+  /**
+   * Makes every id the client chooses: events, sessions, runs and tool calls without an explicit
+   * id. Must return a new UUIDv7 on each call. Default `newId` (a random, time-ordered UUIDv7).
+   * Replays pass a deterministic one, so that a re-run sends the same ids and the service keeps
+   * each event once (docs/decisions.md "Replays use deterministic ids").
+   */
+  idFactory?: () => string;
   /** Logger. Default: quiet (`warn`/`error` to `console.warn`). */
   logger?: Partial<Logger>;
   /** `fetch` implementation (tests, proxies). Default: the global `fetch` of Node 20+. */
@@ -91,6 +98,7 @@ export interface ResolvedOptions {
   failMode: FailMode;
   approvalTimeoutMs?: number;
   sessionId?: string;
+  idFactory: () => string;
   logger: Logger;
   fetch: typeof fetch;
 }
@@ -166,6 +174,9 @@ export function resolveOptions(options: WardenClientOptions, env: Env = process.
   if (options.sessionId !== undefined && !isUuidV7(options.sessionId)) {
     throw new ConfigurationError('sessionId', 'must be a UUIDv7 (use newId())');
   }
+  if (options.idFactory !== undefined && typeof options.idFactory !== 'function') {
+    throw new ConfigurationError('idFactory', 'must be a function returning a UUIDv7');
+  }
   if (options.capabilities !== undefined && !Array.isArray(options.capabilities)) {
     throw new ConfigurationError('capabilities', 'must be an array');
   }
@@ -192,6 +203,7 @@ export function resolveOptions(options: WardenClientOptions, env: Env = process.
     failMode,
     approvalTimeoutMs,
     sessionId: options.sessionId,
+    idFactory: options.idFactory ?? newId,
     logger: options.logger ? safeLogger(options.logger) : defaultLogger(),
     fetch: fetchImpl,
   };

@@ -1,4 +1,9 @@
-import { isUuidV7, newId, type AgentEventInput, type EventType } from '@agent-warden/contracts';
+import {
+  isUuidV7,
+  newId as defaultNewId,
+  type AgentEventInput,
+  type EventType,
+} from '@agent-warden/contracts';
 import { errorFields, type Logger } from './logger';
 import { truncate } from './serialize';
 
@@ -63,8 +68,10 @@ export class EventRecorder {
     private readonly sink: (item: QueuedEvent) => void,
     private readonly logger: Logger,
     sessionId?: string,
+    /** Makes event and session ids (the client's `idFactory`). */
+    readonly newId: () => string = defaultNewId,
   ) {
-    this.current = sessionId ?? newId();
+    this.current = sessionId ?? this.newId();
   }
 
   /** Id of the current session (events outside a run go there). */
@@ -82,7 +89,7 @@ export class EventRecorder {
       this.logger.warn('warden sessionId is not a UUIDv7, using a new one', { sessionId: id });
       id = undefined;
     }
-    this.current = id ?? (this.sequences.has(this.current) ? newId() : this.current);
+    this.current = id ?? (this.sequences.has(this.current) ? this.newId() : this.current);
     if (this.sequences.has(this.current)) {
       this.logger.debug('warden session already started', { sessionId: this.current });
       return this.current;
@@ -111,7 +118,7 @@ export class EventRecorder {
       this.ended.push(id);
       if (this.ended.length > MAX_ENDED_SESSIONS) this.sequences.delete(this.ended.shift() as string);
     }
-    this.current = newId();
+    this.current = this.newId();
   }
 
   /**
@@ -120,7 +127,7 @@ export class EventRecorder {
    * when the sink drops it). Never throws: a failure is logged and an id is still returned.
    */
   emit<T extends EventType>(type: T, data: EventDataOf<T>, scope: EventScope = {}): string {
-    const id = newId();
+    const id = this.newId();
     try {
       const sessionId = scope.sessionId ?? this.current;
       if (type !== 'agent.session.started' && !this.sequences.has(sessionId)) {

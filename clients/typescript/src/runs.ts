@@ -1,4 +1,4 @@
-import { isUuidV7, newId, type EventType } from '@agent-warden/contracts';
+import { isUuidV7, type EventType } from '@agent-warden/contracts';
 import type { Scope } from './context';
 import type { GuardCheckResult, GuardInput } from './guard';
 import type { EventDataOf } from './recorder';
@@ -158,8 +158,8 @@ export async function runInRun<T>(
 }
 
 function validRunId(rt: Runtime, id: string | undefined): string {
-  if (id === undefined) return newId();
+  if (id === undefined) return rt.recorder.newId();
   if (isUuidV7(id)) return id;
   rt.logger.warn('warden runId is not a UUIDv7, using a new one', { runId: id });
-  return newId();
+  return rt.recorder.newId();
 }

@@ -1,6 +1,5 @@
 import {
   isUuidV7,
-  newId,
   type Approval,
   type GuardDecision,
   type Resource,
@@ -196,8 +195,8 @@ function toolName(name: unknown): string {
 }
 
 function callId(rt: Runtime, id: string | undefined): string {
-  if (id === undefined) return newId();
+  if (id === undefined) return rt.recorder.newId();
   if (isUuidV7(id)) return id;
   rt.logger.warn('warden toolCallId is not a UUIDv7, using a new one', { toolCallId: id });
-  return newId();
+  return rt.recorder.newId();
 }

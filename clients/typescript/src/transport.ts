@@ -41,6 +41,8 @@ export interface RequestSpec {
   body?: unknown;
   /** Extra time on top of `requestTimeoutMs` for this request (long polls), ms. */
   extraTimeoutMs?: number;
+  /** Extra request headers (e.g. `Idempotency-Key`), sent on every attempt. */
+  headers?: Record<string, string>;
 }
 
 /** True for statuses worth a retry: 408, 429 and 5xx. */
@@ -91,6 +93,7 @@ export class Transport {
   private async attempt(spec: RequestSpec, body: string | undefined): Promise<unknown> {
     const timeoutMs = this.opts.requestTimeoutMs + (spec.extraTimeoutMs ?? 0);
     const headers: Record<string, string> = {
+      ...spec.headers,
       authorization: `Bearer ${this.opts.apiKey}`,
       accept: 'application/json, application/problem+json',
     };

@@ -231,6 +231,35 @@ describe('runs, sessions and sequences', () => {
     expect(completed!.parentId).toBe(started!.id);
   });
 
+  it('idFactory makes every id the client chooses, so two runs of the same work send the same ids', async () => {
+    const work = async () => {
+      let n = 0;
+      // A deterministic UUIDv7 sequence: time field fixed, the counter in the last bytes.
+      const idFactory = () => `01900000-0000-7000-8000-${(++n).toString(16).padStart(12, '0')}`;
+      const client = clients.make({ ...testOptions(server), idFactory });
+      client.startSession({ inputSummary: 'same work' });
+      await client.withRun({ name: 'r' }, async () => {
+        client.trackMessage({ role: 'user', content: 'hi' });
+        await client.withTool({ name: 'lookup', guard: false }, () => 'found');
+      });
+      client.endSession();
+      await client.flush();
+      return server.events.splice(0).map((e) => ({
+        id: e.id,
+        runId: e.runId,
+        sessionId: e.sessionId,
+        toolCallId: (e.data as { toolCallId?: string }).toolCallId,
+      }));
+    };
+    const first = await work();
+    const second = await work();
+    expect(first.length).toBe(7);
+    expect(second).toEqual(first);
+    expect(new Set(first.map((e) => e.id)).size).toBe(first.length);
+    for (const e of first) expect(isUuidV7(e.id)).toBe(true);
+    expect(first[0]!.sessionId).toBe('01900000-0000-7000-8000-000000000001');
+  });
+
   it('numbers events 1..n per session with no gaps, and a new session starts at 1', async () => {
     const client = clients.make(testOptions(server));
     const first = client.startSession({ inputSummary: 'first' });

@@ -118,6 +118,8 @@ describe('monitor mode', () => {
       arguments: { path: '/etc/hosts' },
     });
     expect(evaluated('files.read')[0]!.data.evaluationId).toEqual(expect.any(String));
+    // The tool call's id is the idempotency key: a retry after a lost answer records one evaluation.
+    expect(req!.headers['idempotency-key']).toBe(started.data.toolCallId);
   });
 });
 

@@ -305,6 +305,16 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
       '/v1/guardrails/evaluate': {
         post: {
           summary: 'Evaluate guardrails for an action about to run',
+          description:
+            'With an `Idempotency-Key` header (the TypeScript client sends the tool call id), a retried request gets the same evaluationId and approval, and the evaluation is recorded once; ignored for dry runs.',
+          requestParams: {
+            header: z.object({
+              'idempotency-key': z.string().max(255).optional().meta({
+                description:
+                  'Makes a retry record one evaluation (draft-ietf-httpapi-idempotency-key-header)',
+              }),
+            }),
+          },
           requestBody: jsonBody(GuardRequest),
           responses: { '200': json(GuardDecision, 'The decision'), ...common },
         },

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
@@ -9,9 +10,15 @@ export { silentLogger, type DbLogger };
 import { StatementQueue } from './statement-queue';
 
 /**
- * Embedded PostgreSQL for the standalone mode (docs/architecture.md#two-ways-to-run): PGlite (PostgreSQL
- * compiled to WebAssembly, in this process) served on a local TCP port by pglite-socket, so the
- * `pg` driver, Prisma's `@prisma/adapter-pg` and every SQL path run unchanged.
+ * Embedded PostgreSQL for the standalone mode (docs/architecture.md#two-ways-to-run): PGlite
+ * (PostgreSQL compiled to WebAssembly, in this process) served by pglite-socket, so the `pg`
+ * driver, Prisma's `@prisma/adapter-pg` and every SQL path run unchanged.
+ *
+ * pglite-socket has no authentication (any user name and password are accepted), so by default
+ * the server listens only on a unix socket inside a fresh directory made with mode 0700 (owned by
+ * this process's user): only that user can reach it (docs/decisions.md "The embedded database is
+ * reached only through a private unix socket"). A TCP port is opened only when `port` or `host`
+ * is given (tests, tools that need one).
  *
  * PGlite is ONE PostgreSQL session serving one statement at a time. Connections are accepted up to
  * `maxConnections`; their statements and transactions are run one after another by
@@ -31,9 +38,12 @@ export interface EmbeddedPostgresOptions {
    * start (the data persists). `memory://` keeps everything in memory (tests, scratch use).
    */
   dataDir: string;
-  /** TCP port to listen on; 0 (the default) picks a free port. */
+  /**
+   * TCP port to listen on (0 picks a free one). Setting `port` or `host` serves on TCP instead of
+   * the private unix socket: then ANY local process can connect, with any password.
+   */
   port?: number;
-  /** Interface to bind; default `127.0.0.1` (never expose the embedded server on a network). */
+  /** Interface to bind when serving on TCP; default `127.0.0.1` (never expose it on a network). */
   host?: string;
   /**
    * Most simultaneous client connections (default 8); one over the limit is closed at once (the
@@ -46,10 +56,16 @@ export interface EmbeddedPostgresOptions {
 
 /** A running embedded server. */
 export interface EmbeddedPostgres {
-  /** Connection string for `pg` / `@prisma/adapter-pg`: `postgresql://postgres@127.0.0.1:<port>/postgres`. */
+  /**
+   * Connection string for `pg` / `@prisma/adapter-pg`: on the unix socket
+   * `postgresql://postgres@localhost/postgres?host=<socketDir>`, on TCP
+   * `postgresql://postgres@127.0.0.1:<port>/postgres`.
+   */
   url: string;
-  /** The TCP port actually bound. */
+  /** The TCP port bound, or the port number in the unix socket's name (`.s.PGSQL.<port>`). */
   port: number;
+  /** The 0700 directory holding the unix socket; absent when serving on TCP. */
+  socketDir?: string;
   /**
    * Stops accepting connections, closes open ones (an open transaction is rolled back), then
    * flushes and closes PGlite. Close your `pg` pools / Prisma clients first: their idle
@@ -74,10 +90,14 @@ export class EmbeddedPostgresLockedError extends Error {
 }
 
 const MEMORY_PREFIX = 'memory://';
+/** Port number in the unix socket's file name, as `pg` derives it (`<dir>/.s.PGSQL.<port>`). */
+const SOCKET_PORT = 5432;
 const DEFAULT_MAX_CONNECTIONS = 8;
 
 /**
- * Starts PGlite on `dataDir` and serves it on `host:port`.
+ * Starts PGlite on `dataDir` and serves it on a unix socket in a new 0700 directory under the
+ * system's temporary directory (short, so the socket path stays under the 107-byte limit), or on
+ * `host:port` when either is given. The socket directory is removed by `stop()`.
  *
  * Takes an exclusive lock file `<dataDir>.lock` (holding the pid) so that two processes never open
  * the same data directory (nor this process twice); a lock left by a process that is gone is taken over.
@@ -88,6 +108,7 @@ const DEFAULT_MAX_CONNECTIONS = 8;
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const logger = options.logger ?? silentLogger;
+  const tcp = options.port !== undefined || options.host !== undefined;
   const host = options.host ?? '127.0.0.1';
   const inMemory = options.dataDir.startsWith(MEMORY_PREFIX);
   const dataDir = inMemory ? options.dataDir : path.resolve(options.dataDir);
@@ -95,22 +116,29 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
 
   const releaseLock = inMemory ? () => {} : acquireDataDirLock(dataDir);
   let db: PGlite | undefined;
+  let socketDir: string | undefined;
   try {
     if (!inMemory) fs.mkdirSync(dataDir, { recursive: true });
     // pg_trgm: the sessions list's text search index (prisma/migrations, docs/decisions.md).
     db = await PGlite.create(inMemory ? undefined : dataDir, { extensions: { pg_trgm } });
-    const server = new PGLiteSocketServer({
-      db,
-      host,
-      port: options.port ?? 0,
-      maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
-    });
+    // mkdtemp makes the directory with mode 0700: only this user can reach the socket inside.
+    if (!tcp) socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-pg-'));
+    const maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+    const server = socketDir
+      ? new PGLiteSocketServer({ db, path: path.join(socketDir, `.s.PGSQL.${SOCKET_PORT}`), maxConnections })
+      : new PGLiteSocketServer({ db, host, port: options.port ?? 0, maxConnections });
     useStatementQueue(server, db);
     await server.start();
-    const port = Number(server.getServerConn().split(':').pop());
-    const url = `postgresql://postgres@${host}:${port}/postgres`;
+    const port = socketDir ? SOCKET_PORT : Number(server.getServerConn().split(':').pop());
+    const url = socketDir
+      ? `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(socketDir)}`
+      : `postgresql://postgres@${host}:${port}/postgres`;
     logger.info(
-      { dataDir: inMemory ? options.dataDir : dataDir, host, port, ms: Date.now() - started },
+      {
+        dataDir: inMemory ? options.dataDir : dataDir,
+        ...(socketDir ? { socketDir } : { host, port }),
+        ms: Date.now() - started,
+      },
       'embedded postgres started',
     );
 
@@ -123,12 +151,14 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
           await pglite.close();
           logger.info({ port }, 'embedded postgres stopped');
         } finally {
+          if (socketDir) fs.rmSync(socketDir, { recursive: true, force: true });
           releaseLock();
         }
       })());
-    return { url, port, stop };
+    return { url, port, ...(socketDir && { socketDir }), stop };
   } catch (error) {
     await db?.close().catch(() => {});
+    if (socketDir) fs.rmSync(socketDir, { recursive: true, force: true });
     releaseLock();
     throw error;
   }

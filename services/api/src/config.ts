@@ -15,10 +15,11 @@ import { DashboardEnv } from './routes/static';
  * | `KAFKA_TOPIC_PREFIX` | (none) | prefix of the physical topic names |
  * | `WARDEN_QUEUE_PREFIX` | `warden` | prefix of the job queue's Redis keys |
  * | `WARDEN_INIT_API_KEY` | — | when set, ensured at start as an all-scope key of the first project |
+ * | `WARDEN_DATA_DIR` | `./.warden` | where a first start writes the secrets it generated (`first-start-secrets.env`, mode 0600) |
  * | `WARDEN_DASHBOARD_DIR` | services/dashboard/dist | dashboard build served at `/` |
  * | `WARDEN_JWT_SECRET` | (required) | HS256 key of people's session cookie, ≥ 32 characters (`openssl rand -base64 48`) |
  * | `WARDEN_COOKIE_SECURE` | auto | `Secure` on the session cookie: `auto` (when the request came over https), `true`, `false` |
- * | `WARDEN_INIT_ADMIN_EMAIL` / `WARDEN_INIT_ADMIN_PASSWORD` | — | first admin, ensured at start; without them a project with no user gets `admin@localhost` with a random password, printed once |
+ * | `WARDEN_INIT_ADMIN_EMAIL` / `WARDEN_INIT_ADMIN_PASSWORD` | — | first admin, ensured at start; without them a project with no user gets `admin@localhost` with a random password, written to `<WARDEN_DATA_DIR>/first-start-secrets.env` |
  */
 /** Sign-in settings shared by the api and the standalone service (the secret is optional there). */
 /** `auto` (or unset): `Secure` when the request came over https. */
@@ -40,6 +41,7 @@ export const ApiConfig = z.object({
   DATABASE_URL: z.string().min(1),
   LOG_LEVEL: z.string().default('info'),
   WARDEN_INIT_API_KEY: z.string().min(20).optional(),
+  WARDEN_DATA_DIR: z.string().min(1).optional(),
   ...DashboardEnv.shape,
   REDIS_URL: z.string().min(1).optional(),
   KAFKA_BROKERS: ListEnv.pipe(z.array(z.string()).min(1)).optional(),

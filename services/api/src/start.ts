@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { KafkaBus } from '@agent-warden/bus';
 import { TOPICS } from '@agent-warden/contracts';
 import { createPrisma } from '@agent-warden/db';
@@ -6,6 +7,7 @@ import { createLogger, type Logger } from '@agent-warden/observability';
 import { BullMqJobQueue } from '@agent-warden/queue';
 import { createApiApp } from './app';
 import { bootstrapProject } from './bootstrap';
+import { assertSecretsDirWritable, handOverFirstStartSecrets } from './first-start-secrets';
 import { initAdminOf, type ApiConfig } from './config';
 import { BusPolicyChangeNotifier } from './policy-changes';
 
@@ -14,22 +16,20 @@ export async function start(
   config: ApiConfig,
   logger: Logger = createLogger({ name: 'api', level: config.LOG_LEVEL }),
 ): Promise<{ url: string; port: number; stop(): Promise<void> }> {
+  const secretsDir = path.resolve(config.WARDEN_DATA_DIR ?? '.warden');
+  await assertSecretsDirWritable(secretsDir);
   const db = createPrisma(config.DATABASE_URL);
   const boot = await bootstrapProject(db, {
     initApiKey: config.WARDEN_INIT_API_KEY,
     initAdmin: initAdminOf(config),
     logger,
   });
-  if (boot.generatedApiKey)
-    logger.warn(
-      { projectId: boot.projectId, apiKey: boot.generatedApiKey },
-      'generated the first API key; it is shown only once',
-    );
-  if (boot.generatedAdmin)
-    logger.warn(
-      { projectId: boot.projectId, ...boot.generatedAdmin },
-      'created the first admin with a random password; it is shown only once',
-    );
+  // Secrets go to a 0600 file (and a TTY), never into a log line.
+  await handOverFirstStartSecrets(
+    secretsDir,
+    { apiKey: boot.generatedApiKey, admin: boot.generatedAdmin },
+    logger,
+  );
   const stopping = new AbortController();
   const queue = config.REDIS_URL
     ? new BullMqJobQueue({ redisUrl: config.REDIS_URL, prefix: config.WARDEN_QUEUE_PREFIX, logger })

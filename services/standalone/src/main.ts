@@ -8,18 +8,9 @@ import { start } from './start';
 runService('warden', async () => {
   const config = parseEnv(StandaloneConfig);
   const logger = createLogger({ name: 'warden', level: config.LOG_LEVEL });
+  // A first start's secrets were written to <data dir>/first-start-secrets.env (0600) and, on a
+  // TTY, printed there by start(); no log line holds them.
   const s = await start(config, logger);
-  // Printed once, on purpose, in plain text: the secrets are not stored and cannot be shown again.
-  if (s.generatedApiKey)
-    process.stdout.write(
-      `\n  Agent Warden is running at ${s.url}\n  Your API key (shown only once): ${s.generatedApiKey}\n` +
-        `  Try: curl -H "Authorization: Bearer ${s.generatedApiKey}" ${s.url}/v1/agents\n\n`,
-    );
-  if (s.generatedAdmin)
-    process.stdout.write(
-      `  Dashboard: ${s.url} — sign in as ${s.generatedAdmin.email} with the password (shown only once): ` +
-        `${s.generatedAdmin.password}\n\n`,
-    );
   logger.info({ url: s.url, projectId: s.projectId }, 'agent warden ready');
   return { logger, stop: () => s.stop() };
 });

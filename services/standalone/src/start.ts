@@ -2,8 +2,10 @@ import path from 'node:path';
 import express from 'express';
 import {
   apiRoutes,
+  assertSecretsDirWritable,
   bootstrapProject,
   dashboardRouter,
+  handOverFirstStartSecrets,
   initAdminOf,
   loadOrCreateSessionSecret,
 } from '@agent-warden/api';
@@ -29,6 +31,8 @@ export interface RunningStandalone {
   generatedApiKey?: string;
   /** Set only at the first start without `WARDEN_INIT_ADMIN_EMAIL` / `_PASSWORD`: the dashboard's first admin. */
   generatedAdmin?: { email: string; password: string };
+  /** `<WARDEN_DATA_DIR>/first-start-secrets.env` (0600) when this start generated a secret. */
+  secretsFile?: string;
   databaseUrl: string;
   /** The in-process job queue. */
   queue: JobQueue;
@@ -36,8 +40,9 @@ export interface RunningStandalone {
 }
 
 /**
- * Starts gateway, projector and api in one process (docs/architecture.md#two-ways-to-run): PostgreSQL embedded
- * with PGlite behind pglite-socket (or `DATABASE_URL`), migrations applied, the in-process bus
+ * Starts gateway, projector and api in one process (docs/architecture.md#two-ways-to-run): PostgreSQL
+ * embedded with PGlite behind pglite-socket on a private unix socket (or `DATABASE_URL`),
+ * migrations applied, the in-process bus
  * instead of Kafka, one HTTP port. Shutdown order: fail /ready, stop HTTP, stop consuming, close
  * the database, stop the embedded server.
  */
@@ -59,17 +64,25 @@ export async function start(
     await embedded?.stop();
     throw err;
   }
+  try {
+    await assertSecretsDirWritable(config.WARDEN_DATA_DIR);
+  } catch (err) {
+    await embedded?.stop();
+    throw err;
+  }
   const db = createPrisma(databaseUrl, { poolMax: embedded ? EMBEDDED_POOL_MAX : 10 });
   const boot = await bootstrapProject(db, {
     initApiKey: config.WARDEN_INIT_API_KEY,
     initAdmin: initAdminOf(config),
     logger,
   });
-  if (boot.generatedAdmin)
-    logger.warn(
-      { projectId: boot.projectId, ...boot.generatedAdmin },
-      'created the first admin with a random password; it is shown only once',
-    );
+  // Secrets go to a 0600 file in the data dir (and a TTY), never into a log line; written before
+  // anything else can fail, since a restart would not generate them again.
+  const secretsFile = await handOverFirstStartSecrets(
+    config.WARDEN_DATA_DIR,
+    { apiKey: boot.generatedApiKey, admin: boot.generatedAdmin },
+    logger,
+  );
   const sessionSecret = config.WARDEN_JWT_SECRET ?? (await loadOrCreateSessionSecret(config.WARDEN_DATA_DIR));
   const stopping = new AbortController();
 
@@ -141,6 +154,7 @@ export async function start(
     projectId: boot.projectId,
     generatedApiKey: boot.generatedApiKey,
     generatedAdmin: boot.generatedAdmin,
+    secretsFile,
     databaseUrl,
     queue,
     stop: async () => {

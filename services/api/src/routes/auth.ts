@@ -48,7 +48,8 @@ async function sessionOf(db: PrismaClient, u: User, projectId: string | null): P
  * clears it (204); `GET /v1/auth/me` answers the signed-in person (401 without a valid cookie) and,
  * when their current project is gone (deleted, or they were removed from it), moves them to their
  * oldest remaining one. Login and logout need `X-Warden-CSRF: 1` like every cookie request that
- * changes state. Failed sign-ins are throttled per client address and email ({@link loginLimiter}).
+ * changes state. Failed sign-ins are throttled per client address and email, and per address across emails ({@link loginLimiter}:
+ * 429 after 10 failures for one email, or 50 for any emails, from one address in 15 minutes).
  */
 export function authRouter(deps: { guard: AuthGuard; person: RequestHandler; db: PrismaClient }): Router {
   const { guard, db, person } = deps;
@@ -61,7 +62,7 @@ export function authRouter(deps: { guard: AuthGuard; person: RequestHandler; db:
     res.status(200).json(await sessionOf(db, u, projectId));
   };
 
-  r.post('/v1/auth/login', loginLimiter(), async (req, res) => {
+  r.post('/v1/auth/login', ...loginLimiter(), async (req, res) => {
     assertCsrfHeader(req);
     const body = parseOr400(LoginRequest, req.body);
     const user = await authenticateUser(db, body.email, body.password);

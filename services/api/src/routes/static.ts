@@ -14,13 +14,42 @@ const HASHED_PREFIX = '/assets/';
 const LONG_CACHE = 'public, max-age=31536000, immutable';
 const NO_CACHE = 'no-cache';
 
-/** True for requests the dashboard's client-side router may own: GET/HEAD outside the API and probes, no file extension. */
+/**
+ * Path prefixes that never belong to the dashboard: the API, and the paths probes and scrapers
+ * try (`/metrics`, `/healthz`, `/readyz`, ...). A request under one that no router answered gets
+ * the 404 problem, never the dashboard's HTML (which would make a wrong probe look healthy).
+ */
+export const NON_DASHBOARD_PREFIXES = [
+  '/v1',
+  '/api',
+  '/health',
+  '/healthz',
+  '/ready',
+  '/readyz',
+  '/livez',
+  '/metrics',
+  '/openapi.json',
+  '/.well-known',
+] as const;
+
+function underPrefix(p: string, prefix: string): boolean {
+  return p === prefix || p.startsWith(`${prefix}/`);
+}
+
+/**
+ * True for requests the dashboard's client-side router may own (docs/decisions.md "Only browser
+ * navigations fall back to the dashboard"): GET/HEAD, not under {@link NON_DASHBOARD_PREFIXES},
+ * no file extension in the last segment, and either `/` itself or an `Accept` header naming
+ * `text/html` explicitly (a browser navigation; the wildcard that curl, probes and API clients send
+ * is not enough).
+ */
 function isAppRoute(req: Request): boolean {
   if (req.method !== 'GET' && req.method !== 'HEAD') return false;
   const p = req.path;
-  if (p === '/v1' || p.startsWith('/v1/') || p === '/health' || p === '/ready') return false;
+  if (NON_DASHBOARD_PREFIXES.some((prefix) => underPrefix(p, prefix))) return false;
   const last = p.slice(p.lastIndexOf('/') + 1);
-  return !last.includes('.');
+  if (last.includes('.')) return false;
+  return p === '/' || /\btext\/html\b/i.test(req.get('accept') ?? '');
 }
 
 /** The page `/` answers when the dashboard was not built. */
@@ -44,10 +73,11 @@ function escapeHtml(s: string): string {
 /**
  * Serves the dashboard build from `dir` (default {@link DEFAULT_DASHBOARD_DIR}; `WARDEN_DASHBOARD_DIR`):
  * its files with `express.static` (hashed `assets/*` cached for a year, immutable; everything else
- * `no-cache`, so a new build is picked up at once), and `index.html` (`no-cache`) for every other
- * GET outside `/v1`, `/health` and `/ready` whose last path segment has no extension, so that the
- * client-side routes (`/sessions/…`) survive a reload. Mount after the API routes and before the
- * 404 handler: `/v1/…` and missing files fall through to it (problem+json 404).
+ * `no-cache`, so a new build is picked up at once), and `index.html` (`no-cache`) for `/` and for
+ * browser navigations to client-side routes (`/sessions/…`, so they survive a reload; see
+ * `isAppRoute`). Mount after the API routes and before the 404 handler: `/v1/…`, probe paths such
+ * as `/metrics` or `/healthz`, non-browser requests and missing files fall through to it
+ * (problem+json 404).
  *
  * Whether a build exists is checked per request, so building while the server runs needs no
  * restart. Without a build, `/` answers a short HTML page saying how to build it.

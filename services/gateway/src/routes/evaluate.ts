@@ -6,10 +6,12 @@ import {
   guardDecision,
   guardInput,
   guardedToolName,
+  nameBasedUuidV7,
   newId,
+  type ApprovalStatus,
   type GuardDecision,
 } from '@agent-warden/contracts';
-import { createApproval, type PrismaClient, type Prisma } from '@agent-warden/db';
+import { createApproval, findApproval, type PrismaClient, type Prisma } from '@agent-warden/db';
 import { AppError, parseOr400, principalOf } from '@agent-warden/http';
 import type { AgentDirectory } from '../agent-directory';
 import { unavailable, type EvaluationSink } from '../guard/evaluation-recorder';
@@ -56,26 +58,37 @@ export function evaluateHandler(deps: {
       const engine = deps.policies.engineFor(projectId);
       const input = guardInput(body);
       const result = engine.evaluate({ ...input, agent: { key: agent.key } }, body.mode);
-      const evaluationId = newId();
+      // A retried request with the same Idempotency-Key gets the same evaluation (and approval) ids,
+      // so the record is stored once (docs/decisions.md "Evaluate honours an Idempotency-Key").
+      const key = body.dryRun ? undefined : idempotencyKey(req.get('idempotency-key'));
+      const evaluationId = key ? nameBasedUuidV7(`evaluation\n${projectId}\n${key}`) : newId();
       const evaluatedAt = new Date();
       let approvalRef: GuardDecision['approval'];
       if (body.mode === 'enforce' && result.policyDecision === 'require_approval' && !body.dryRun) {
         // No approval that no evaluation record would name: refuse before creating it.
         if (!deps.evaluations.hasRoom()) throw unavailable();
         const timeoutSeconds = result.approval?.timeoutSeconds ?? deps.defaultApprovalTimeoutSeconds;
-        const approval = await createApproval(deps.db, {
-          id: newId(),
-          projectId,
-          evaluationId,
-          agentId: body.agentId,
-          sessionId: body.sessionId ?? null,
-          toolName: guardedToolName(input),
-          policyId: result.approval?.policyId ?? null,
-          onTimeout: result.approval?.onTimeout ?? 'deny',
-          expiresAt: new Date(evaluatedAt.getTime() + timeoutSeconds * 1000),
-          request: JSON.parse(JSON.stringify(input)) as Prisma.InputJsonValue,
-        });
-        approvalRef = { id: approval.id, status: 'pending', expiresAt: approval.expiresAt.toISOString() };
+        const approvalId = key ? nameBasedUuidV7(`approval\n${projectId}\n${key}`) : newId();
+        const earlier = key ? await findApproval(deps.db, projectId, approvalId) : null;
+        const approval =
+          earlier ??
+          (await createApproval(deps.db, {
+            id: approvalId,
+            projectId,
+            evaluationId,
+            agentId: body.agentId,
+            sessionId: body.sessionId ?? null,
+            toolName: guardedToolName(input),
+            policyId: result.approval?.policyId ?? null,
+            onTimeout: result.approval?.onTimeout ?? 'deny',
+            expiresAt: new Date(evaluatedAt.getTime() + timeoutSeconds * 1000),
+            request: JSON.parse(JSON.stringify(input)) as Prisma.InputJsonValue,
+          }));
+        approvalRef = {
+          id: approval.id,
+          status: approval.status as ApprovalStatus, // pending, unless a retry found it decided
+          expiresAt: approval.expiresAt.toISOString(),
+        };
       }
 
       const record = evaluationRecord({
@@ -93,4 +106,13 @@ export function evaluateHandler(deps: {
       next(err);
     }
   };
+}
+
+/** Longest `Idempotency-Key` honoured, characters; a longer or empty one is ignored. */
+const MAX_IDEMPOTENCY_KEY = 255;
+
+/** The request's `Idempotency-Key` header (IETF draft-ietf-httpapi-idempotency-key-header), if usable. */
+function idempotencyKey(v: string | undefined): string | undefined {
+  const k = v?.trim();
+  return k && k.length <= MAX_IDEMPOTENCY_KEY ? k : undefined;
 }

@@ -1,0 +1,269 @@
+import {
+  ApprovalDeniedError,
+  ApprovalTimeoutError,
+  GuardrailBlockedError,
+  GuardrailUnavailableError,
+  WardenClient,
+  type ClientStats,
+  type EventDataOf,
+} from '@agent-warden/client';
+import type { TrajectoryIds } from './ids';
+import { storedEvents, storedSession, type ServiceAccess, type StoredEvent } from './service';
+import { agentKeyOf, type Trajectory } from './trajectories';
+
+/** Tool calls of one label and what enforce mode did with them. */
+export interface LabelCounts {
+  trajectories: number;
+  toolCalls: number;
+  blocked: number;
+  heldForApproval: number;
+}
+
+/** What one trajectory's replay needs. */
+export interface ReplayOneContext {
+  /** Where the client sends (gateway or standalone). */
+  baseUrl: string;
+  apiKey: string;
+  /** Where stored sessions are read (api or standalone). */
+  read: ServiceAccess;
+  mode: 'monitor' | 'enforce';
+  /** Agent version string of this file's replay (deterministic). */
+  version: string;
+  /** Version metadata (the same on every run). */
+  versionMetadata: Record<string, string>;
+  approvalWaitMs: number;
+  /** The retrying fetch the client uses. */
+  fetch: typeof fetch;
+  /** Per-attempt timeout of the client's requests, ms (longer than the retry window). */
+  requestTimeoutMs: number;
+  /** Set on Ctrl-C: the client stops waiting for an unreachable service. */
+  signal?: AbortSignal;
+  stopped: Record<string, number>;
+  byLabel: Record<string, LabelCounts>;
+}
+
+/** The outcome of one trajectory. */
+export type TrajectoryOutcome =
+  | { kind: 'skipped'; agentVersionId: string | null; events: number }
+  | {
+      kind: 'replayed';
+      /** True when part of it was stored by an earlier, interrupted run. */
+      resumed: boolean;
+      agentVersionId?: string;
+      /** Events still queued in the client when it gave up (service unreachable, Ctrl-C). */
+      unsent: number;
+      stats: ClientStats;
+    };
+
+/**
+ * The label of a trajectory for guardrail figures: `<source>:<kind>` where kind is
+ * `attack_succeeded` / `attack_failed` (AgentDojo runs with an injection, by whether the attacker's
+ * goal was reached), `injection_goal_as_user_task` (the attacker's goal asked directly) or `benign`.
+ */
+export function labelOf(t: Trajectory): string {
+  const source = t.trajectory_id.split('/')[0] ?? 'unknown';
+  const l = t.labels as {
+    is_injection_attack?: boolean;
+    attack_succeeded?: boolean | null;
+    user_task_is_injection_goal?: boolean;
+  };
+  const kind = l.user_task_is_injection_goal
+    ? 'injection_goal_as_user_task'
+    : l.is_injection_attack
+      ? l.attack_succeeded
+        ? 'attack_succeeded'
+        : 'attack_failed'
+      : 'benign';
+  return `${source}:${kind}`;
+}
+
+type Evaluated = EventDataOf<'agent.guardrail.evaluated'>;
+
+/**
+ * Replays one trajectory through the TypeScript client with deterministic ids: one session, one
+ * run with the task as `inputSummary`, each message as `agent.message.logged`, each tool call
+ * through `withTool` with its logged result (or its logged error thrown).
+ *
+ * Resuming (docs/decisions.md "Replays resume from what the service stored"): a session the
+ * service holds in full (ended, no holes) is skipped. A session held in part is replayed again
+ * from the start with the same ids (the service keeps each id once); a tool call whose
+ * `agent.guardrail.evaluated` event is stored is not evaluated again (that would record a second
+ * evaluation): its stored evaluation is sent again under the same id and the call goes on as it
+ * went then (run, or stopped when it was blocked in enforce mode).
+ */
+export async function replayOne(
+  t: Trajectory,
+  ids: TrajectoryIds,
+  o: ReplayOneContext,
+): Promise<TrajectoryOutcome> {
+  const sessionId = ids.sessionId;
+  const stored = await storedSession(o.read, sessionId);
+  if (stored && stored.ended && stored.eventCount === stored.maxSequence)
+    return { kind: 'skipped', agentVersionId: stored.agentVersionId, events: stored.eventCount };
+  const before = stored ? earlierGuardEvents(await storedEvents(o.read, sessionId)) : new Map();
+
+  const counts = (o.byLabel[labelOf(t)] ??= {
+    trajectories: 0,
+    toolCalls: 0,
+    blocked: 0,
+    heldForApproval: 0,
+  });
+  counts.trajectories += 1;
+  const client = new WardenClient({
+    baseUrl: o.baseUrl,
+    apiKey: o.apiKey,
+    agent: { key: agentKeyOf(t.agent), name: t.agent },
+    version: { version: o.version, metadata: o.versionMetadata },
+    mode: o.mode,
+    flushIntervalMs: 1000,
+    failMode: 'open',
+    approvalTimeoutMs: o.approvalWaitMs,
+    sessionId,
+    idFactory: ids.next,
+    fetch: o.fetch,
+    requestTimeoutMs: o.requestTimeoutMs,
+    // The retrying fetch already waits out an unreachable service; the client's own retries
+    // (on top) only cover its per-attempt timeout.
+    maxRetries: 2,
+    logger: { warn: () => undefined, error: () => undefined },
+  });
+  await client.ready().catch(() => undefined); // a failure is retried by the first flush
+  client.startSession({
+    inputSummary: t.task,
+    attributes: { trajectoryId: t.trajectory_id, domain: t.domain },
+  });
+  await client
+    .withRun({ name: t.trajectory_id, inputSummary: t.task, runId: ids.runId }, async () => {
+      for (const [position, step] of t.steps.entries()) {
+        if (step.kind === 'message') {
+          client.trackMessage({ role: step.role, content: step.content ?? '' });
+          continue;
+        }
+        counts.toolCalls += 1;
+        const toolCallId = ids.toolCallId(position);
+        const tool = {
+          name: step.tool || '<empty-function-name>',
+          arguments: step.arguments ?? {},
+          toolCallId,
+        };
+        const run = () => {
+          if (step.error) throw new Error(step.error);
+          return step.result;
+        };
+        const earlier = before.get(toolCallId);
+        if (earlier) {
+          // Evaluated by the interrupted run: its guard events again under the same ids, and the call
+          // goes on as it went then (evaluating it again would record a second evaluation).
+          const outcome = resendGuardEvents(client, earlier);
+          if (outcome === 'ran') await client.withTool({ ...tool, guard: false }, run).catch(() => undefined);
+          else count(o, counts, outcome);
+          continue;
+        }
+        try {
+          await client.withTool(tool, run);
+        } catch (err) {
+          const reason =
+            err instanceof GuardrailBlockedError
+              ? 'blocked'
+              : err instanceof ApprovalDeniedError
+                ? 'approval_denied'
+                : err instanceof ApprovalTimeoutError
+                  ? 'approval_expired'
+                  : err instanceof GuardrailUnavailableError
+                    ? 'guard_unavailable'
+                    : undefined;
+          if (reason) count(o, counts, reason);
+          // Logged tool errors are part of the trajectory: recorded as agent.tool.failed, then go on.
+        }
+      }
+    })
+    .catch(() => undefined);
+  client.endSession({ status: 'completed' });
+  await client.shutdown();
+  // The service may have been unreachable past the retry window: try the rest until it is spent.
+  while (client.stats().queued > 0 && !o.signal?.aborted) {
+    const r = await client.flush();
+    if (r.queued > 0 && r.sent === 0) break;
+  }
+  return {
+    kind: 'replayed',
+    resumed: stored !== undefined,
+    agentVersionId: client.agentVersionId,
+    unsent: client.stats().queued,
+    stats: client.stats(),
+  };
+}
+
+/** The guard events an earlier run stored for one tool call. */
+interface EarlierGuardEvents {
+  evaluated: Evaluated;
+  requested?: StoredEvent;
+  resolved?: StoredEvent;
+}
+
+/** Stored `agent.guardrail.evaluated` events by toolCallId, with their approval events (enforce mode). */
+function earlierGuardEvents(events: StoredEvent[]): Map<string, EarlierGuardEvents> {
+  const out = new Map<string, EarlierGuardEvents>();
+  const byApproval = new Map<string, EarlierGuardEvents>();
+  for (const e of events) {
+    const d = e.data as { toolCallId?: string; approvalId?: string };
+    if (e.type === 'agent.guardrail.evaluated' && d.toolCallId) {
+      const g: EarlierGuardEvents = { evaluated: e.data as Evaluated };
+      out.set(d.toolCallId, g);
+      if (d.approvalId) byApproval.set(d.approvalId, g);
+    } else if (e.type === 'agent.approval.requested' && d.approvalId) {
+      const g = byApproval.get(d.approvalId);
+      if (g) g.requested = e;
+    } else if (e.type === 'agent.approval.resolved' && d.approvalId) {
+      const g = byApproval.get(d.approvalId);
+      if (g) g.resolved = e;
+    }
+  }
+  return out;
+}
+
+/**
+ * Sends a tool call's earlier guard events again in the order the client made them (evaluated, then
+ * for an approval requested and resolved), so the events after them keep their positions and ids.
+ * Returns what the call did: `ran`, or why it was stopped.
+ */
+function resendGuardEvents(client: WardenClient, g: EarlierGuardEvents): 'ran' | string {
+  client.trackEvent('agent.guardrail.evaluated', g.evaluated);
+  switch (g.evaluated.outcome) {
+    case 'ran':
+    case 'failed_open':
+      return 'ran';
+    case 'blocked':
+      return 'blocked';
+    case 'failed_closed':
+      return 'guard_unavailable';
+    default: {
+      // awaiting_approval: requested, then resolved (expired when the interrupted run never saw it).
+      const requestedId = client.trackEvent(
+        'agent.approval.requested',
+        (g.requested?.data ?? {
+          approvalId: g.evaluated.approvalId,
+          evaluationId: g.evaluated.evaluationId,
+          toolCallId: g.evaluated.toolCallId,
+        }) as EventDataOf<'agent.approval.requested'>,
+      );
+      const resolved = (g.resolved?.data ?? {
+        approvalId: g.evaluated.approvalId,
+        status: 'expired',
+        comment: 'the replay was interrupted while waiting',
+      }) as EventDataOf<'agent.approval.resolved'>;
+      client.trackEvent('agent.approval.resolved', resolved, { parentId: requestedId });
+      return resolved.status === 'approved'
+        ? 'ran'
+        : resolved.status === 'denied'
+          ? 'approval_denied'
+          : 'approval_expired';
+    }
+  }
+}
+
+function count(o: ReplayOneContext, counts: LabelCounts, reason: string): void {
+  o.stopped[reason] = (o.stopped[reason] ?? 0) + 1;
+  if (reason === 'blocked') counts.blocked += 1;
+  if (reason === 'approval_denied' || reason === 'approval_expired') counts.heldForApproval += 1;
+}
