@@ -1,4 +1,4 @@
-import type { Decision, Mode } from './common';
+import type { Decision } from './common';
 import type { MatchedGuardrail } from './events';
 import type { GuardDecision, GuardRequest } from './guard';
 import type { EvaluationRecord } from './topics';
@@ -91,49 +91,24 @@ export function guardDecision(record: EvaluationRecord, approval?: GuardDecision
   };
 }
 
-/** A `guardrail_evaluations` row (column names as in the Prisma model `GuardrailEvaluation`). */
-export interface EvaluationRow {
+/**
+ * A `guardrail_evaluations` row (column names as in the Prisma model `GuardrailEvaluation`): the
+ * record's fields, with `id` = `evaluationId`, `evaluatedAt` as a Date and the guarded tool's name
+ * ({@link guardedToolName} of the input) as its own column.
+ */
+export type EvaluationRow = Omit<EvaluationRecord, 'evaluationId' | 'evaluatedAt'> & {
   id: string;
-  projectId: string;
-  agentId: string;
-  agentVersionId: string | null;
-  sessionId: string | null;
-  runId: string | null;
-  toolCallId: string | null;
-  /** {@link guardedToolName} of the input. */
   toolName: string | null;
-  mode: Mode;
-  policyDecision: Decision;
-  effectiveDecision: Decision;
-  matchedGuardrails: MatchedGuardrail[];
-  wouldBlock: boolean;
-  wouldRequireApproval: boolean;
-  dryRun: boolean;
-  approvalId: string | null;
-  input: GuardInput;
   evaluatedAt: Date;
-}
+};
 
-/** The row the projector stores for a record (`id` = `evaluationId`, `evaluatedAt` as a Date). */
+/** The row the projector stores for a record. */
 export function evaluationRow(record: EvaluationRecord): EvaluationRow {
+  const { evaluationId, evaluatedAt, ...fields } = record;
   return {
-    id: record.evaluationId,
-    projectId: record.projectId,
-    agentId: record.agentId,
-    agentVersionId: record.agentVersionId,
-    sessionId: record.sessionId,
-    runId: record.runId,
-    toolCallId: record.toolCallId,
+    ...fields,
+    id: evaluationId,
     toolName: guardedToolName(record.input),
-    mode: record.mode,
-    policyDecision: record.policyDecision,
-    effectiveDecision: record.effectiveDecision,
-    matchedGuardrails: record.matchedGuardrails,
-    wouldBlock: record.wouldBlock,
-    wouldRequireApproval: record.wouldRequireApproval,
-    dryRun: record.dryRun,
-    approvalId: record.approvalId,
-    input: record.input,
-    evaluatedAt: new Date(record.evaluatedAt),
+    evaluatedAt: new Date(evaluatedAt),
   };
 }
