@@ -1,4 +1,5 @@
 import { newId } from '@agent-warden/contracts';
+import { unguardedDestructiveSession } from './support/sessions';
 import { call, waitFor } from './support/http';
 import { startTestStack, type TestStack } from './support/stack';
 
@@ -31,34 +32,10 @@ describe('api: session intelligence and recommendations', () => {
     const { agentId, agentVersionId } = id.body;
     const session = newId();
     const runId = newId();
-    const t0 = Date.now();
-    let sequence = 0;
-    const ev = (type: string, data: object, run = true) => ({
-      id: newId(),
-      type,
-      time: new Date(t0 + sequence * 10).toISOString(),
-      sessionId: session,
-      ...(run ? { runId } : {}),
-      agentId,
-      agentVersionId,
-      sequence: ++sequence,
-      data,
-    });
-    const tool = (toolName: string, args: object) => {
-      const toolCallId = newId();
-      return [
-        ev('agent.tool.started', { toolCallId, toolName, arguments: args }),
-        ev('agent.tool.completed', { toolCallId, toolName, result: 'done', durationMs: 3 }),
-      ];
-    };
-    const events = [
-      ev('agent.session.started', { inputSummary: 'clean up my files and orders' }, false),
-      ev('agent.run.started', { name: 'main', inputSummary: 'clean up my files and orders' }),
-      ...tool('delete_file', { path: '/home/me/taxes.pdf' }),
-      ...tool('cancel_order', { orderId: 'A-17' }),
-      ev('agent.run.completed', { status: 'succeeded', outputSummary: 'done' }),
-      ev('agent.session.ended', { status: 'completed' }, false),
-    ];
+    const events = unguardedDestructiveSession(
+      { sessionId: session, runId, agentId, agentVersionId },
+      Date.now(),
+    );
     const r = await call(stack.gatewayUrl, 'POST', '/v1/events', { apiKey: stack.apiKey, body: { events } });
     expect(r.status).toBe(202);
     expect(r.body.rejected).toEqual([]);

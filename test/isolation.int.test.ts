@@ -1,5 +1,6 @@
 import { newId } from '@agent-warden/contracts';
 import { call, waitFor } from './support/http';
+import { unguardedDestructiveSession } from './support/sessions';
 import { createTestProject, type TestProject } from './support/projects';
 import { startTestStack, type TestStack } from './support/stack';
 
@@ -110,34 +111,7 @@ describe('isolation: another project’s ids change nothing in the first project
     // Project A: an agent, a session with a run in which destructive tools ran unguarded (so its
     // intelligence holds recommendations), a require-approval policy and a pending approval.
     ({ agentId: a.agentId, agentVersionId: a.agentVersionId } = await identify(A, a.agentKey, 'A agent'));
-    const t0 = Date.now() - 60_000;
-    let sequence = 0;
-    const ev = (type: string, data: object, run = true) => ({
-      id: newId(),
-      type,
-      time: new Date(t0 + sequence * 10).toISOString(),
-      sessionId: a.sessionId,
-      ...(run ? { runId: a.runId } : {}),
-      agentId: a.agentId,
-      agentVersionId: a.agentVersionId,
-      sequence: ++sequence,
-      data,
-    });
-    const tool = (toolName: string, args: object) => {
-      const toolCallId = newId();
-      return [
-        ev('agent.tool.started', { toolCallId, toolName, arguments: args }),
-        ev('agent.tool.completed', { toolCallId, toolName, result: 'done', durationMs: 3 }),
-      ];
-    };
-    const events = [
-      ev('agent.session.started', { inputSummary: 'A: clean up my files and orders' }, false),
-      ev('agent.run.started', { name: 'main', inputSummary: 'A: clean up my files and orders' }),
-      ...tool('delete_file', { path: '/home/a/taxes.pdf' }),
-      ...tool('cancel_order', { orderId: 'A-17' }),
-      ev('agent.run.completed', { status: 'succeeded', outputSummary: 'A: done' }),
-      ev('agent.session.ended', { status: 'completed' }, false),
-    ];
+    const events = unguardedDestructiveSession(a, Date.now() - 60_000, 'A: ');
     a.eventIds = events.map((e) => e.id);
     const sent = await gw(A, 'POST', '/v1/events', { events });
     expect(sent.status).toBe(202);
