@@ -3,6 +3,7 @@
  * the CloudEvents mapping (DESIGN.md "Contracts"). Everything here is pure: no I/O.
  */
 export * from './common';
+export * from './json-safety';
 export * from './identify';
 export * from './events';
 export * from './ingest';

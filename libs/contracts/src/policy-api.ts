@@ -187,10 +187,21 @@ const PolicyUnderTest = {
   policyId: Uuid.optional(),
 };
 
+/**
+ * "Exactly one of `policy` or `policyId`" in the OpenAPI document. The route checks it (400 naming
+ * `policy`): the schema carries no refinement because the routes `.omit()` the draft.
+ */
+const exactlyOnePolicy = {
+  oneOf: [
+    { required: ['policy'], not: { required: ['policyId'] } },
+    { required: ['policyId'], not: { required: ['policy'] } },
+  ],
+};
+
 /** `POST /v1/policies/dry-run` body. */
 export const DryRunRequest = z
   .object({ ...PolicyUnderTest, input: PolicyTestInput })
-  .meta({ id: 'PolicyDryRunRequest' });
+  .meta({ id: 'PolicyDryRunRequest', override: exactlyOnePolicy });
 
 /** The policy a dry run or backtest tried (`id`/`version` null for a draft). */
 const TriedPolicy = z.object({
@@ -230,7 +241,7 @@ export const BacktestRequest = z
     /** `nextCursor` of the previous page (same policy and window). */
     cursor: z.string().max(500).optional(),
   })
-  .meta({ id: 'PolicyBacktestRequest' });
+  .meta({ id: 'PolicyBacktestRequest', override: exactlyOnePolicy });
 
 export const BacktestMatch = z
   .object({

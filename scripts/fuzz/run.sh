@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Fuzzes the served OpenAPI document with schemathesis (docs/reliability.md "Fuzzing the API").
+#
+# Starts the standalone service (services/standalone: embedded PostgreSQL, in-process bus) on a free
+# loopback port with a fresh data dir, an API key with every scope (WARDEN_INIT_API_KEY) and a first
+# admin, then runs `schemathesis run` over GET /v1/openapi.json with the bearer key. It fails (exit
+# non-zero) on any server error, any answer whose status, content type, headers or body the document
+# does not describe, any undocumented method not answered 405 with Allow, and any schema-invalid
+# input the service accepts. schemathesis (pinned in scripts/fuzz/requirements.txt) lives in a venv
+# made at the first run: scripts/fuzz/.venv (WARDEN_FUZZ_VENV to put it elsewhere).
+#
+# Usage: scripts/fuzz/run.sh [--max-examples N] [other `schemathesis run` options]
+#   FUZZ_MAX_EXAMPLES   cases per operation and phase when --max-examples is not given (default 100)
+#   FUZZ_REPORT_DIR     where the JUnit report goes (default: a temporary dir, printed)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+cd "$repo"
+
+python="${PYTHON:-python3}"
+venv="${WARDEN_FUZZ_VENV:-$here/.venv}"
+if [[ ! -x "$venv/bin/python" ]]; then
+  echo "creating $venv"
+  "$python" -m venv "$venv"
+fi
+stamp="$venv/.agentwarden-install"
+want="$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)"
+if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
+  echo "$want" >"$stamp"
+fi
+
+data="$(mktemp -d -t warden-fuzz-XXXXXX)"
+log="$data/service.log"
+port="$("$venv/bin/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
+key="aw_fuzz_$("$venv/bin/python" -c 'import secrets; print(secrets.token_urlsafe(24))')"
+pid=""
+cleanup() {
+  if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  fi
+  rm -rf "$data"
+}
+trap cleanup EXIT
+
+# The embedded database, never a DATABASE_URL the caller's shell may export.
+env -u DATABASE_URL PORT="$port" HOST=127.0.0.1 WARDEN_DATA_DIR="$data/warden" LOG_LEVEL=warn \
+  WARDEN_INIT_API_KEY="$key" WARDEN_INIT_ADMIN_EMAIL=fuzz-admin@example.com \
+  WARDEN_INIT_ADMIN_PASSWORD="$key" WARDEN_SESSION_QUIET_MS=600000 \
+  node --import tsx services/standalone/src/main.ts >"$log" 2>&1 &
+pid=$!
+base="http://127.0.0.1:$port"
+for _ in $(seq 1 180); do
+  if curl -fsS "$base/ready" >/dev/null 2>&1; then break; fi
+  if ! kill -0 "$pid" 2>/dev/null; then
+    cat "$log" >&2
+    echo "the standalone service exited before it was ready" >&2
+    exit 1
+  fi
+  sleep 0.5
+done
+curl -fsS "$base/ready" >/dev/null
+
+has_max=false
+for a in "$@"; do [[ "$a" == --max-examples* || "$a" == -n ]] && has_max=true; done
+extra=()
+$has_max || extra+=(--max-examples "${FUZZ_MAX_EXAMPLES:-100}")
+report="${FUZZ_REPORT_DIR:-$data/report}"
+
+started=$(date +%s)
+set +e
+# Excluded operations: signing out (nothing to check) and the live SSE stream (an endless body).
+# The stateful phase is not run: it would follow the key list to revoke the run's own key.
+"$venv/bin/schemathesis" run "$base/v1/openapi.json" \
+  --url "$base" \
+  --header "Authorization: Bearer $key" \
+  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,unsupported_method,allow_header_conformance,negative_data_rejection \
+  --exclude-path /v1/auth/logout --exclude-path /v1/approvals/stream \
+  --phases examples,coverage,fuzzing \
+  --generation-with-security-parameters false --generation-database :memory: \
+  --workers 2 --no-color \
+  --report junit --report-dir "$report" \
+  "${extra[@]}" "$@"
+rc=$?
+set -e
+echo "fuzz: schemathesis exited $rc after $(($(date +%s) - started)) s; JUnit report in $report"
+if [[ $rc -ne 0 ]]; then
+  echo "--- service log (warnings and errors) ---" >&2
+  tail -n 50 "$log" >&2
+  [[ -z "${FUZZ_REPORT_DIR:-}" ]] && cp -r "$report" "${TMPDIR:-/tmp}/warden-fuzz-report-$$" && echo "report kept in ${TMPDIR:-/tmp}/warden-fuzz-report-$$" >&2
+fi
+exit $rc
