@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Decision, JsonObject, RiskLevel, Timestamp, Uuid } from './common';
+import { INT4_MAX } from './json-safety';
 import { Resource } from './events';
 import { MatchNode, PolicyInput } from './policy';
 
@@ -77,7 +78,7 @@ export const PolicyListQuery = z.object({
 /** `GET /v1/policies/{id}/versions` query: newest first; `cursor` = the last version number seen. */
 export const PolicyVersionsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(100),
-  cursor: z.coerce.number().int().min(1).optional(),
+  cursor: z.coerce.number().int().min(1).max(INT4_MAX).optional(),
 });
 
 /** `PUT /v1/policies/{id}`: the whole policy; `expectedVersion` (optional) makes it conditional (409 if stale). */
