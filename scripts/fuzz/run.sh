@@ -3,7 +3,8 @@
 #
 # Starts the standalone service (services/standalone: embedded PostgreSQL, in-process bus) on a free
 # loopback port with a fresh data dir, an API key with every scope (WARDEN_INIT_API_KEY) and a first
-# admin, then runs `schemathesis run` over GET /v1/openapi.json with the bearer key. It fails (exit
+# admin, seeds one agent, session, policy, approval and spare key and binds the path parameters to
+# them (scripts/fuzz/seed.py), then runs `schemathesis run` over GET /v1/openapi.json with the key. It fails (exit
 # non-zero) on any server error, any answer whose status, content type, headers or body the document
 # does not describe, any undocumented method not answered 405 with Allow, and any schema-invalid
 # input the service accepts. schemathesis (pinned in scripts/fuzz/requirements.txt) lives in a venv
@@ -61,6 +62,9 @@ for _ in $(seq 1 180); do
   sleep 0.5
 done
 curl -fsS "$base/ready" >/dev/null
+# Real rows for the operations on ids (else they only ever answer 404): scripts/fuzz/seed.py.
+config="$data/schemathesis.toml"
+"$venv/bin/python" "$here/seed.py" "$base" "$key" >"$config"
 
 has_max=false
 for a in "$@"; do [[ "$a" == --max-examples* || "$a" == -n ]] && has_max=true; done
@@ -69,21 +73,38 @@ $has_max || extra+=(--max-examples "${FUZZ_MAX_EXAMPLES:-100}")
 report="${FUZZ_REPORT_DIR:-$data/report}"
 
 started=$(date +%s)
-set +e
+checks=not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance
+checks+=,response_schema_conformance,unsupported_method,allow_header_conformance,negative_data_rejection
 # Excluded operations: signing out (nothing to check) and the live SSE stream (an endless body).
 # The stateful phase is not run: it would follow the key list to revoke the run's own key.
-"$venv/bin/schemathesis" run "$base/v1/openapi.json" \
-  --url "$base" \
-  --header "Authorization: Bearer $key" \
-  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,unsupported_method,allow_header_conformance,negative_data_rejection \
-  --exclude-path /v1/auth/logout --exclude-path /v1/approvals/stream \
-  --phases examples,coverage,fuzzing \
-  --generation-with-security-parameters false --generation-database :memory: \
-  --workers 2 --no-color \
-  --report junit --report-dir "$report" \
-  "${extra[@]}" "$@"
-rc=$?
+fuzz() {
+  local name="$1"
+  shift
+  echo "== fuzz: $name"
+  # From the data dir: schemathesis keeps a .schemathesis/ cache in its working directory.
+  (cd "$data" && "$venv/bin/schemathesis" "$@" run "$base/v1/openapi.json" \
+    --url "$base" \
+    --header "Authorization: Bearer $key" \
+    --exclude-path /v1/auth/logout --exclude-path /v1/approvals/stream \
+    --phases examples,coverage,fuzzing \
+    --generation-with-security-parameters false --generation-database :memory: \
+    --workers 2 --no-color \
+    --report junit --report-dir "$report/$name" \
+    "${extra[@]}" "${args[@]}")
+}
+set +e
+# 1. Every operation, valid and invalid inputs, random ids.
+args=(--checks "$checks" "$@")
+fuzz all
+rc1=$?
+# 2. The operations on an id, with the seeded rows' ids bound, valid inputs only (a bound id
+# replaces whatever invalid id the negative mode meant to send, so run 1 covers those).
+args=(--checks "${checks%,negative_data_rejection}" --mode positive
+  --include-path-regex '\{(agentId|agentVersionId|sessionId|policyId|approvalId|keyId|userId)\}' "$@")
+fuzz seeded --config-file "$config"
+rc2=$?
 set -e
+rc=$((rc1 > rc2 ? rc1 : rc2))
 echo "fuzz: schemathesis exited $rc after $(($(date +%s) - started)) s; JUnit report in $report"
 if [[ $rc -ne 0 ]]; then
   echo "--- service log (warnings and errors) ---" >&2
