@@ -63,7 +63,7 @@ for _ in $(seq 1 180); do
 done
 curl -fsS "$base/ready" >/dev/null
 # Real rows for the operations on ids (else they only ever answer 404): scripts/fuzz/seed.py.
-config="$data/schemathesis.toml"
+config="$data/seeded-ids.toml" # not schemathesis.toml: that name is read from the working dir by every run
 "$venv/bin/python" "$here/seed.py" "$base" "$key" >"$config"
 
 has_max=false
