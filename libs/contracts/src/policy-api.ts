@@ -83,7 +83,7 @@ export const PolicyVersionsQuery = z.object({
 
 /** `PUT /v1/policies/{id}`: the whole policy; `expectedVersion` (optional) makes it conditional (409 if stale). */
 export const PolicyUpdateRequest = PolicyInput.extend({
-  expectedVersion: z.number().int().min(1).optional(),
+  expectedVersion: z.number().int().min(1).max(INT4_MAX).optional(),
 }).meta({ id: 'PolicyUpdateRequest' });
 
 /** A policy set (import body, export answer, `examples/policies/*.json`). */
