@@ -11,7 +11,7 @@
 # made at the first run: scripts/fuzz/.venv (WARDEN_FUZZ_VENV to put it elsewhere).
 #
 # Usage: scripts/fuzz/run.sh [--max-examples N] [other `schemathesis run` options]
-#   FUZZ_MAX_EXAMPLES   cases per operation and phase when --max-examples is not given (default 100)
+#   FUZZ_MAX_EXAMPLES   cases per operation and phase when --max-examples is not given (default 300)
 #   FUZZ_REPORT_DIR     where the JUnit report goes (default: a temporary dir, printed)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -69,7 +69,7 @@ config="$data/seeded-ids.toml" # not schemathesis.toml: that name is read from t
 has_max=false
 for a in "$@"; do [[ "$a" == --max-examples* || "$a" == -n ]] && has_max=true; done
 extra=()
-$has_max || extra+=(--max-examples "${FUZZ_MAX_EXAMPLES:-100}")
+$has_max || extra+=(--max-examples "${FUZZ_MAX_EXAMPLES:-300}")
 report="${FUZZ_REPORT_DIR:-$data/report}"
 
 started=$(date +%s)
