@@ -502,6 +502,8 @@ describe('gateway: bad input', () => {
     }
     const o = await call(stack.apiUrl, 'OPTIONS', '/v1/policies');
     expect([o.status, o.headers.get('allow')]).toEqual([204, 'GET, HEAD, POST']);
+    // No CORS grant: the CSRF rule relies on the api answering no preflight (docs/decisions.md).
+    expect(o.headers.get('access-control-allow-origin')).toBeNull();
     const unknown = await call(stack.apiUrl, 'PUT', '/v1/no-such-thing', { apiKey: stack.apiKey });
     expect(unknown.status).toBe(404);
   });
