@@ -105,7 +105,8 @@ fuzz seeded --config-file "$config"
 rc2=$?
 set -e
 rc=$((rc1 > rc2 ? rc1 : rc2))
-echo "fuzz: schemathesis exited $rc after $(($(date +%s) - started)) s; JUnit report in $report"
+echo "fuzz: schemathesis exited $rc after $(($(date +%s) - started)) s"
+[[ -n "${FUZZ_REPORT_DIR:-}" ]] && echo "fuzz: JUnit reports in $report"
 if [[ $rc -ne 0 ]]; then
   echo "--- service log (warnings and errors) ---" >&2
   tail -n 50 "$log" >&2
