@@ -75,6 +75,8 @@ report="${FUZZ_REPORT_DIR:-$data/report}"
 started=$(date +%s)
 checks=not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance
 checks+=,response_schema_conformance,unsupported_method,allow_header_conformance,negative_data_rejection
+# One worker: with two threads, hypothesis's lambda descriptions (ast.parse) raced in CPython 3.11
+# ("AST constructor recursion depth mismatch"), a harness error that failed a run now and then.
 # Excluded operations: signing out (nothing to check) and the live SSE stream (an endless body).
 # The stateful phase is not run: it would follow the key list to revoke the run's own key.
 fuzz() {
@@ -88,7 +90,7 @@ fuzz() {
     --exclude-path /v1/auth/logout --exclude-path /v1/approvals/stream \
     --phases examples,coverage,fuzzing \
     --generation-with-security-parameters false --generation-database :memory: \
-    --workers 2 --no-color \
+    --workers 1 --no-color \
     --report junit --report-dir "$report/$name" \
     "${extra[@]}" "${args[@]}")
 }
