@@ -109,6 +109,13 @@ set -e
 rc=$((rc1 > rc2 ? rc1 : rc2))
 echo "fuzz: schemathesis exited $rc after $(($(date +%s) - started)) s"
 [[ -n "${FUZZ_REPORT_DIR:-}" ]] && echo "fuzz: JUnit reports in $report"
+if ! kill -0 "$pid" 2>/dev/null; then
+  status=0
+  wait "$pid" || status=$?
+  echo "fuzz: the service exited during the run with status $status (> 128: killed by signal status − 128)" >&2
+  pid=""
+  rc=1
+fi
 if [[ $rc -ne 0 ]]; then
   echo "--- service log (warnings and errors) ---" >&2
   tail -n 50 "$log" >&2
