@@ -10,6 +10,7 @@ export default tseslint.config(
       '.warden/**',
       '.infra/**',
       'clients/python/**',
+      'scripts/fuzz/.venv/**',
     ],
   },
   js.configs.recommended,

@@ -2,7 +2,8 @@
 # The README's test command (`npm test`): generates the Prisma client, starts real PostgreSQL,
 # Kafka and Redis on loopback (infra/services.sh; installs Redis and fetches Kafka from Maven
 # Central when missing), then runs the unit and the integration suites. A suite whose service is
-# missing fails; none is skipped. Then the Python client's suites (clients/python/run-tests.sh).
+# missing fails; none is skipped. Then a bounded schemathesis run of the OpenAPI document
+# (scripts/fuzz/run.sh) and the Python client's suites (clients/python/run-tests.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,4 +22,6 @@ npx jest --selectProjects unit "$@"
 # --forceExit: a suite that fails mid-way (e.g. a timed-out hook) can leave a client open; CI must
 # still end with jest's verdict instead of hanging until its time limit.
 npx jest --selectProjects integration --runInBand --forceExit "$@"
+# Schemathesis over the served OpenAPI document, bounded (`npm run fuzz` is the full run; docs/reliability.md).
+FUZZ_MAX_EXAMPLES="${FUZZ_MAX_EXAMPLES:-15}" bash scripts/fuzz/run.sh
 bash clients/python/run-tests.sh

@@ -274,4 +274,237 @@ describe('gateway: bad input', () => {
       expect.arrayContaining(['/v1/events', '/v1/guardrails/evaluate', '/v1/approvals/{approvalId}']),
     );
   });
+  /** `{ k: { k: … 1 } }` nested `levels` deep (built iteratively; JSON.stringify of it would overflow). */
+  const deepJson = (levels: number): string => '{"k":'.repeat(levels) + '1' + '}'.repeat(levels);
+  /** An event as JSON text with `payload` (JSON text) spliced in at `slot` (a JSON string placeholder). */
+  const withPayload = (e: Record<string, unknown>, payload: string): string =>
+    JSON.stringify(e).replace('"__PAYLOAD__"', payload);
+  const storedEvents = (ids: string[]) =>
+    stack.prisma.event.findMany({ where: { id: { in: ids } }, select: { id: true, data: true } });
+
+  test('10,000-deep JSON in data, attributes or arguments: those events rejected with their paths, the rest stored once', async () => {
+    const sessionId = newId();
+    const runId = newId();
+    const good1 = event({}, 1, sessionId);
+    const deepData = event({ data: { name: 'deep', data: '__PAYLOAD__' } }, 2, sessionId);
+    const deepAttributes = event(
+      { type: 'agent.run.started', runId, data: { name: 'r', attributes: '__PAYLOAD__' } },
+      3,
+      sessionId,
+    );
+    const deepArguments = event(
+      {
+        type: 'agent.tool.started',
+        runId,
+        data: { toolCallId: newId(), toolName: 't', arguments: '__PAYLOAD__' },
+      },
+      4,
+      sessionId,
+    );
+    // Just past the payload limit (64 levels): rejected by the schema, with the path.
+    const justTooDeep = event({ data: { name: 'deep65', data: '__PAYLOAD__' } }, 5, sessionId);
+    const good2 = event({}, 6, sessionId);
+    const rawBody = `{"events":[${[
+      JSON.stringify(good1),
+      withPayload(deepData, deepJson(10_000)),
+      withPayload(deepAttributes, deepJson(10_000)),
+      withPayload(deepArguments, deepJson(10_000)),
+      withPayload(justTooDeep, deepJson(65)),
+      JSON.stringify(good2),
+    ].join(',')}]}`;
+    const r = await call(stack.gatewayUrl, 'POST', '/v1/events', { apiKey: stack.apiKey, rawBody });
+    expect(r.status).toBe(202);
+    expect(r.body.accepted).toBe(2);
+    expect(r.body.rejected.map((x: { index: number; code: string }) => [x.index, x.code])).toEqual([
+      [1, 'invalid_event'],
+      [2, 'invalid_event'],
+      [3, 'invalid_event'],
+      [4, 'invalid_event'],
+    ]);
+    const firstPath = (i: number) => r.body.rejected[i].errors[0].path as string;
+    expect(firstPath(0)).toMatch(/^events\.1\.data\.data(\.k)+$/);
+    expect(firstPath(1)).toMatch(/^events\.2\.data\.attributes(\.k)+$/);
+    expect(firstPath(2)).toMatch(/^events\.3\.data\.arguments(\.k)+$/);
+    expect(firstPath(3)).toBe(`events.4.data.data${'.k'.repeat(64)}`);
+    const ids = [good1, deepData, deepAttributes, deepArguments, justTooDeep, good2].map(
+      (e) => e.id as string,
+    );
+    await waitFor(async () => (await storedEvents(ids)).length === 2);
+    await new Promise((res) => setTimeout(res, 1000)); // a late duplicate or straggler would show now
+    const stored = await stack.prisma.event.findMany({ where: { sessionId }, select: { id: true } });
+    expect(stored.map((e) => e.id).sort()).toEqual([good1.id as string, good2.id as string].sort());
+  });
+
+  test('10,000-deep guard arguments, identify metadata or capabilities body → 400 naming the path', async () => {
+    const g = await call(stack.gatewayUrl, 'POST', '/v1/guardrails/evaluate', {
+      apiKey: stack.apiKey,
+      rawBody: `{"agentId":"${agentId}","tool":{"name":"t"},"arguments":${deepJson(10_000)}}`,
+    });
+    expect(g.status).toBe(400);
+    expect(g.headers.get('content-type')).toContain(problemType);
+    expect(g.body.errors[0].path).toMatch(/^arguments(\.k)+$/);
+    const shallowEnough = await call(stack.gatewayUrl, 'POST', '/v1/guardrails/evaluate', {
+      apiKey: stack.apiKey,
+      rawBody: `{"agentId":"${agentId}","tool":{"name":"t"},"arguments":${deepJson(70)}}`,
+    });
+    expect(shallowEnough.status).toBe(400);
+    expect(shallowEnough.body.errors[0].path).toBe(`arguments${'.k'.repeat(64)}`);
+    const id = await call(stack.gatewayUrl, 'POST', '/v1/agents/identify', {
+      apiKey: stack.apiKey,
+      rawBody: `{"agent":{"key":"deep-agent"},"version":{"metadata":${deepJson(10_000)}}}`,
+    });
+    expect(id.status).toBe(400);
+    expect(id.body.errors[0].path).toMatch(/^version\.metadata(\.k)+$/);
+    expect(await stack.prisma.agent.count({ where: { key: 'deep-agent' } })).toBe(0);
+  });
+
+  test('sequence 2^31 is rejected with its path; 2^31 − 1 is stored', async () => {
+    const sessionId = newId();
+    const tooBig = event({}, 2 ** 31, sessionId);
+    const largest = event({}, 2 ** 31 - 1, sessionId);
+    const r = await call(stack.gatewayUrl, 'POST', '/v1/events', {
+      apiKey: stack.apiKey,
+      body: { events: [tooBig, largest] },
+    });
+    expect(r.status).toBe(202);
+    expect(r.body.accepted).toBe(1);
+    expect(r.body.rejected).toEqual([
+      expect.objectContaining({ index: 0, errors: [expect.objectContaining({ path: 'events.0.sequence' })] }),
+    ]);
+    const stored = await waitFor(async () => {
+      const rows = await stack.prisma.event.findMany({ where: { sessionId } });
+      return rows.length === 1 ? rows : undefined;
+    });
+    expect(stored[0]).toMatchObject({ id: largest.id, sequence: 2 ** 31 - 1 });
+  });
+
+  test('NUL and lone surrogates in content are stored as U+FFFD, never dead-lettered', async () => {
+    const sessionId = newId();
+    const contents = ['nul:\u0000:end', 'high:\uD800:end', 'low:\uDC00:end', 'pair:\uD83D\uDE00:end'];
+    const events = contents.map((content, i) =>
+      event({ type: 'agent.message.logged', data: { role: 'tool', content } }, i + 1, sessionId),
+    );
+    const r = await call(stack.gatewayUrl, 'POST', '/v1/events', {
+      apiKey: stack.apiKey,
+      body: { events },
+    });
+    expect(r.status).toBe(202);
+    expect(r.body).toEqual({ accepted: 4, rejected: [] });
+    const rows = await waitFor(async () => {
+      const x = await stack.prisma.event.findMany({ where: { sessionId }, orderBy: { sequence: 'asc' } });
+      return x.length === 4 ? x : undefined;
+    });
+    expect(rows.map((e) => (e.data as { content: string }).content)).toEqual([
+      'nul:\uFFFD:end',
+      'high:\uFFFD:end',
+      'low:\uFFFD:end',
+      'pair:\uD83D\uDE00:end',
+    ]);
+  });
+
+  test('NUL and lone surrogates in query parameters → 200, not 500', async () => {
+    for (const path of [
+      '/v1/audit?entityId=%00',
+      '/v1/audit?entityId=a%ED%A0%80b',
+      '/v1/sessions?q=%00',
+      '/v1/sessions?q=x%ED%B0%80',
+      '/v1/events?type=%00',
+    ]) {
+      const r = await call(stack.apiUrl, 'GET', path, { apiKey: stack.apiKey });
+      expect([path, r.status]).toEqual([path, 200]);
+      expect(r.body.items).toEqual([]);
+    }
+  });
+
+  test('NUL and lone surrogates in identify metadata and capabilities are stored as U+FFFD', async () => {
+    const id = await call(stack.gatewayUrl, 'POST', '/v1/agents/identify', {
+      apiKey: stack.apiKey,
+      // Raw JSON: the escapes reach the server as written.
+      rawBody:
+        '{"agent":{"key":"nul-agent","name":"n\\u0000a"},"version":{"version":"v\\u00001",' +
+        '"metadata":{"model\\ud800":"gpt\\u0000","nested":{"x":["\\udc00"]}}}}',
+    });
+    expect(id.status).toBe(200);
+    const version = await stack.prisma.agentVersion.findUniqueOrThrow({
+      where: { id: id.body.agentVersionId },
+    });
+    expect(version.version).toBe('v\uFFFD1');
+    expect(version.metadata).toEqual({ 'model\uFFFD': 'gpt\uFFFD', nested: { x: ['\uFFFD'] } });
+    const agent = await stack.prisma.agent.findUniqueOrThrow({ where: { id: id.body.agentId } });
+    expect(agent.name).toBe('n\uFFFDa');
+
+    const caps = await call(
+      stack.gatewayUrl,
+      'PUT',
+      `/v1/agents/${id.body.agentId}/versions/${id.body.agentVersionId}/capabilities`,
+      {
+        apiKey: stack.apiKey,
+        rawBody: '{"capabilities":[{"name":"send\\u0000money","description":"\\ud800 lone"}]}',
+      },
+    );
+    expect(caps.status).toBe(200);
+    const after = await stack.prisma.agentVersion.findUniqueOrThrow({
+      where: { id: id.body.agentVersionId },
+    });
+    expect(after.capabilities).toEqual([
+      expect.objectContaining({ name: 'send\uFFFDmoney', description: '\uFFFD lone' }),
+    ]);
+  });
+
+  test('__proto__ and constructor keys inside data are stored as data, and pollute nothing', async () => {
+    const sessionId = newId();
+    const e = event(
+      { type: 'agent.session.started', data: { inputSummary: 'proto', attributes: '__PAYLOAD__' } },
+      1,
+      sessionId,
+    );
+    const custom = event({ data: { name: 'proto', data: '__PAYLOAD__' } }, 2, sessionId);
+    const payload = '{"__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}},"ok":1}';
+    const r = await call(stack.gatewayUrl, 'POST', '/v1/events', {
+      apiKey: stack.apiKey,
+      rawBody: `{"events":[${withPayload(e, payload)},${withPayload(custom, payload)}]}`,
+    });
+    expect(r.status).toBe(202);
+    expect(r.body).toEqual({ accepted: 2, rejected: [] });
+    const rows = await waitFor(async () => {
+      const x = await stack.prisma.event.findMany({ where: { sessionId }, orderBy: { sequence: 'asc' } });
+      return x.length === 2 ? x : undefined;
+    });
+    const stored = [
+      (rows[0]!.data as { attributes: object }).attributes,
+      (rows[1]!.data as { data: object }).data,
+    ];
+    for (const value of stored) {
+      // jsonb orders keys by itself; what matters is that each is an own data property with its value.
+      expect(Object.keys(value).sort()).toEqual(['__proto__', 'constructor', 'ok']);
+      expect(Object.getOwnPropertyDescriptor(value, '__proto__')?.value).toEqual({ polluted: true });
+      expect(Object.getOwnPropertyDescriptor(value, 'constructor')?.value).toEqual({
+        prototype: { polluted: true },
+      });
+      expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
+    }
+    expect(({} as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+
+  test('a wrong method on a known path → 405 problem with Allow; OPTIONS lists every method', async () => {
+    const cases: [string, string, string, string][] = [
+      [stack.gatewayUrl, 'PUT', '/v1/events', 'POST'],
+      [stack.gatewayUrl, 'GET', '/v1/agents/identify', 'POST'],
+      [stack.apiUrl, 'DELETE', '/v1/sessions', 'GET, HEAD'],
+      [stack.apiUrl, 'PUT', '/v1/policies/backtest', 'POST'],
+      [stack.apiUrl, 'POST', `/v1/sessions/${newId()}`, 'GET, HEAD'],
+    ];
+    for (const [url, method, path, allow] of cases) {
+      const r = await call(url, method, path, { apiKey: stack.apiKey });
+      expect([method, path, r.status, r.headers.get('allow')]).toEqual([method, path, 405, allow]);
+      expect(r.headers.get('content-type')).toContain(problemType);
+      expect(r.body.code).toBe('method_not_allowed');
+    }
+    const o = await call(stack.apiUrl, 'OPTIONS', '/v1/policies');
+    expect([o.status, o.headers.get('allow')]).toEqual([204, 'GET, HEAD, POST']);
+    // No CORS grant: the CSRF rule relies on the api answering no preflight (docs/decisions.md).
+    expect(o.headers.get('access-control-allow-origin')).toBeNull();
+    const unknown = await call(stack.apiUrl, 'PUT', '/v1/no-such-thing', { apiKey: stack.apiKey });
+    expect(unknown.status).toBe(404);
+  });
 });

@@ -217,6 +217,7 @@ EXPECTED_ERRORS = {
     401: AuthenticationError,
     403: PermissionDeniedError,
     404: NotFoundError,
+    405: ApiError,
     409: ApiError,
     413: ValidationError,
     429: RateLimitError,

@@ -628,7 +628,20 @@ export function vectorSpecs(): VectorSpec[] {
 
 /** JSON Schema of a vector: the input form of a request body, the output form of a response. */
 function jsonSchemaOf(spec: VectorSpec): unknown {
-  return z.toJSONSchema(spec.zod, { io: spec.kind === 'request' ? 'input' : 'output' });
+  return z.toJSONSchema(spec.zod, {
+    io: spec.kind === 'request' ? 'input' : 'output',
+    // JsonObject is a z.custom (src/common.ts) whose meta `override` says what it renders as, as
+    // zod-openapi reads it for the OpenAPI document.
+    unrepresentable: 'any',
+    override: (ctx) => {
+      const js = ctx.jsonSchema as Record<string, unknown>;
+      const o = js.override;
+      if (o && typeof o === 'object') {
+        delete js.override;
+        Object.assign(js, o);
+      }
+    },
+  });
 }
 
 /** The content of every vector file, by file name (`<name>.json`). */

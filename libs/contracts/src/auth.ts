@@ -125,7 +125,7 @@ export const UserUpdateRequest = z
   })
   .strict()
   .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'nothing to change' })
-  .meta({ id: 'UserUpdateRequest' });
+  .meta({ id: 'UserUpdateRequest', override: { minProperties: 1 } });
 export type UserUpdateRequest = z.infer<typeof UserUpdateRequest>;
 
 /** An API key as `GET /v1/api-keys` lists it: never the secret, only its first 10 characters. */

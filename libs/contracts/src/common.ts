@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonTooDeepAt, MAX_JSON_DEPTH } from './json-safety';
 
 /** UUID of any version, lower- or upper-case (RFC 9562). */
 export const Uuid = z.uuid();
@@ -35,9 +36,35 @@ export type RiskLevel = z.infer<typeof RiskLevel>;
 /** Rank of a risk level, for `gte` / `lte` comparisons. */
 export const RISK_RANK: Readonly<Record<RiskLevel, number>> = { low: 0, medium: 1, high: 2, critical: 3 };
 
-/** Free-form JSON object (string keys). */
-export const JsonObject = z.record(z.string(), z.unknown());
-export type JsonObject = z.infer<typeof JsonObject>;
+function isJsonObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Adds an issue at the first place `v` nests deeper than {@link MAX_JSON_DEPTH} (checked iteratively). */
+function checkDepth(v: unknown, ctx: z.core.$RefinementCtx): void {
+  const at = jsonTooDeepAt(v, MAX_JSON_DEPTH);
+  if (at) ctx.addIssue({ code: 'custom', path: at, message: `nested deeper than ${MAX_JSON_DEPTH} levels` });
+}
+
+/**
+ * Free-form JSON object (string keys), nested at most {@link MAX_JSON_DEPTH} levels
+ * (docs/decisions.md "What storage cannot hold"). Parsed as is, not copied: keys such as
+ * `__proto__` and `constructor` stay data (zod's record would drop a `__proto__` key).
+ */
+export const JsonObject = z
+  .custom<Record<string, unknown>>(isJsonObject, { message: 'expected an object' })
+  .superRefine(checkDepth)
+  .meta({
+    override: { type: 'object', additionalProperties: {} },
+    description: `JSON object, nested at most ${MAX_JSON_DEPTH} levels`,
+  });
+export type JsonObject = Record<string, unknown>;
+
+/** Any JSON value nested at most {@link MAX_JSON_DEPTH} levels (payloads such as a tool's `result`). */
+export const JsonValue = z
+  .unknown()
+  .superRefine(checkDepth)
+  .meta({ description: `any JSON value, nested at most ${MAX_JSON_DEPTH} levels` });
 
 /** The most severe of the given decisions, or `fallback` when there are none. */
 export function mostSevere(decisions: Iterable<Decision>, fallback: Decision): Decision {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ClientId, Decision, JsonObject, Mode, RiskLevel, Timestamp, Uuid } from './common';
+import { ClientId, Decision, JsonObject, JsonValue, Mode, RiskLevel, Timestamp, Uuid } from './common';
+import { INT4_MAX } from './json-safety';
 
 /** A guardrail that matched an evaluation (docs/architecture.md#guard-decision). */
 export const MatchedGuardrail = z
@@ -64,7 +65,7 @@ export const EventData = {
   }),
   'agent.tool.completed': z.object({
     ...ToolCallRef,
-    result: z.unknown().optional(),
+    result: JsonValue.optional(),
     durationMs: z.number().nonnegative(),
   }),
   'agent.tool.failed': z.object({
@@ -114,7 +115,7 @@ export const EventData = {
   }),
   'agent.custom': z.object({
     name: z.string().min(1).max(200),
-    data: z.unknown().optional(),
+    data: JsonValue.optional(),
   }),
 } as const;
 
@@ -142,7 +143,8 @@ const envelopeFields = {
   parentId: ClientId.optional(),
   agentId: Uuid,
   agentVersionId: Uuid,
-  sequence: z.number().int().min(1),
+  /** Stored in an int4 column: 1 … 2,147,483,647. */
+  sequence: z.number().int().min(1).max(INT4_MAX),
 };
 
 function eventSchema<T extends EventType>(type: T) {

@@ -3,6 +3,7 @@
  * the CloudEvents mapping (docs/architecture.md#contracts). Everything here is pure: no I/O.
  */
 export * from './common';
+export * from './json-safety';
 export * from './identify';
 export * from './events';
 export * from './ingest';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Timestamp, Uuid } from './common';
+import { INT4_MAX } from './json-safety';
 import { PolicyInput } from './policy';
 
 /**
@@ -201,7 +202,9 @@ export const RecommendationListQuery = z
 export type RecommendationListQuery = z.infer<typeof RecommendationListQuery>;
 
 /** `GET /v1/sessions/{sessionId}/intelligence` query: `version` N (default: the latest version). */
-export const IntelligenceVersionQuery = z.object({ version: z.coerce.number().int().min(1).optional() });
+export const IntelligenceVersionQuery = z.object({
+  version: z.coerce.number().int().min(1).max(INT4_MAX).optional(),
+});
 export type IntelligenceVersionQuery = z.infer<typeof IntelligenceVersionQuery>;
 
 /** One entry of `GET /v1/sessions/{sessionId}/intelligence/versions` (newest first): a version without its contents. */

@@ -18,6 +18,16 @@ export const problem = (description: string) => ({
   content: { 'application/problem+json': { schema: Problem } },
 });
 
+/** 429 `rate_limited` with `Retry-After` (seconds, RFC 9110 §10.2.3). */
+export const rateLimited = (description: string) => ({
+  '429': {
+    ...problem(description),
+    headers: {
+      'Retry-After': { description: 'Seconds until the window ends', schema: { type: 'integer' as const } },
+    },
+  },
+});
+
 /** A JSON request body. */
 export const jsonBody = <T extends z.ZodType>(schema: T) => ({
   content: { 'application/json': { schema } },

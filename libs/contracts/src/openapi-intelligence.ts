@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Uuid } from './common';
 import {
   FailedIntelligenceJob,
   FailedIntelligenceJobsQuery,
@@ -13,7 +14,7 @@ import {
 import { Page } from './read';
 import { json, jsonBody, keyOrCookie, keyOrCookieErrors, problem } from './openapi-helpers';
 
-const sessionParam = { path: z.object({ sessionId: z.string() }) };
+const sessionParam = { path: z.object({ sessionId: Uuid }) };
 const noQueue = {
   '503': problem('No job queue is configured (REDIS_URL), or it cannot take the job; retry'),
 };
@@ -92,7 +93,7 @@ export const intelligencePaths = {
       summary:
         'Dismiss a recommendation, or accept it: its policy is created DISABLED and linked (admin); decided once',
       security: keyOrCookie,
-      requestParams: { path: z.object({ recommendationId: z.string() }) },
+      requestParams: { path: z.object({ recommendationId: Uuid }) },
       requestBody: jsonBody(RecommendationDecisionRequest),
       responses: {
         '200': json(RecommendationView, 'The decided recommendation'),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Uuid } from './common';
 import {
   ApiKeyCreateRequest,
   ApiKeyCreated,
@@ -15,7 +16,7 @@ import {
 } from './auth';
 import { ApprovalInboxItem, ApprovalListQuery } from './approvals-inbox';
 import { Page } from './read';
-import { json, jsonBody, keyOrCookie, keyOrCookieErrors, problem } from './openapi-helpers';
+import { json, jsonBody, keyOrCookie, keyOrCookieErrors, problem, rateLimited } from './openapi-helpers';
 
 const csrf = { header: z.object({ 'x-warden-csrf': z.literal('1').optional() }) };
 
@@ -42,6 +43,9 @@ export const peoplePaths = {
         '200': json(AuthSessionResponse, 'Signed in; Set-Cookie: warden_session=… (HttpOnly, SameSite=Lax)'),
         ...keyOrCookieErrors,
         '401': problem('Wrong email or password (the same answer for an unknown email)'),
+        ...rateLimited(
+          'Too many failed sign-ins for this address and email (docs/decisions.md "Sign-in throttling")',
+        ),
       },
     },
   },
@@ -221,7 +225,7 @@ export const peoplePaths = {
     patch: {
       summary: 'Change role, disable / enable, rename or set a password (admin)',
       security: keyOrCookie,
-      requestParams: { path: z.object({ userId: z.string() }) },
+      requestParams: { path: z.object({ userId: Uuid }) },
       requestBody: jsonBody(UserUpdateRequest),
       responses: {
         '200': json(UserView, 'The person'),
@@ -248,7 +252,7 @@ export const peoplePaths = {
     delete: {
       summary: 'Revoke an API key (admin); idempotent',
       security: keyOrCookie,
-      requestParams: { path: z.object({ keyId: z.string() }) },
+      requestParams: { path: z.object({ keyId: Uuid }) },
       responses: { '204': { description: 'Revoked' }, ...keyOrCookieErrors, '404': problem('Unknown key') },
     },
   },

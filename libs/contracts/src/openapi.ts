@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { Uuid } from './common';
+import { INT4_MAX } from './json-safety';
 import { createDocument } from 'zod-openapi';
 import { ApprovalDecisionRequest, ApprovalWaitQuery, Approval, GuardDecision, GuardRequest } from './guard';
 import {
@@ -59,7 +61,7 @@ const common = {
   '403': problem('The key lacks the scope, or the resource belongs to another project'),
 };
 
-const policyParam = { path: z.object({ policyId: z.string() }) };
+const policyParam = { path: z.object({ policyId: Uuid }) };
 const policyNotFound = { '404': problem('Unknown (or deleted) policy') };
 
 /** The dashboard's agent page and guardrail statistics (libs/contracts/src/dashboard-api.ts). */
@@ -68,7 +70,7 @@ const dashboardPaths = {
     get: {
       summary:
         'One agent: versions with metadata and capabilities, first/last seen, sessions and decisions per version',
-      requestParams: { path: z.object({ agentId: z.string() }) },
+      requestParams: { path: z.object({ agentId: Uuid }) },
       responses: { '200': json(AgentDetailView, 'The agent'), ...common, '404': problem('Unknown agent') },
     },
   },
@@ -214,7 +216,9 @@ const policyPaths = {
   '/v1/policies/{policyId}/versions/{version}': {
     get: {
       summary: 'One version of a policy (read scope)',
-      requestParams: { path: z.object({ policyId: z.string(), version: z.string() }) },
+      requestParams: {
+        path: z.object({ policyId: Uuid, version: z.coerce.number().int().min(1).max(INT4_MAX) }),
+      },
       responses: {
         '200': json(DescribedPolicyVersionView, 'The version'),
         ...common,
@@ -247,7 +251,14 @@ const policyPaths = {
  * (served at `GET /v1/openapi.json`). Pure; safe to call per request but meant to be cached.
  */
 export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof createDocument> {
-  return createDocument({
+  return createDocument(documentObject(version), {
+    // JsonObject is a z.custom (zod's record drops `__proto__` keys); its meta says what it renders as.
+    allowEmptySchema: { custom: true },
+  });
+}
+
+function documentObject(version: string): Parameters<typeof createDocument>[0] {
+  return {
     openapi: '3.1.0',
     info: {
       title: 'Agent Warden API',
@@ -274,7 +285,7 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
       '/v1/agents/{agentId}/versions/{agentVersionId}/capabilities': {
         put: {
           summary: 'Declare the capabilities of an agent version (replaces the set)',
-          requestParams: { path: z.object({ agentId: z.string(), agentVersionId: z.string() }) },
+          requestParams: { path: z.object({ agentId: Uuid, agentVersionId: Uuid }) },
           requestBody: jsonBody(CapabilityDeclaration),
           responses: {
             '200': json(CapabilityDeclarationResponse, 'The stored capabilities'),
@@ -322,14 +333,14 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
       '/v1/approvals/{approvalId}': {
         get: {
           summary: 'Read an approval; long-polls up to waitSeconds while it is pending',
-          requestParams: { path: z.object({ approvalId: z.string() }), query: ApprovalWaitQuery },
+          requestParams: { path: z.object({ approvalId: Uuid }), query: ApprovalWaitQuery },
           responses: { '200': json(Approval, 'The approval'), ...common, '404': problem('Unknown approval') },
         },
       },
       '/v1/approvals/{approvalId}/decision': {
         post: {
           summary: 'Approve or deny a pending approval (approver or admin people, admin keys); decided once',
-          requestParams: { path: z.object({ approvalId: z.string() }) },
+          requestParams: { path: z.object({ approvalId: Uuid }) },
           requestBody: jsonBody(ApprovalDecisionRequest),
           responses: {
             '200': json(Approval, 'The decided approval'),
@@ -359,7 +370,7 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
           summary: 'One session with its runs, events in replay order and approval transitions',
           description:
             'With `eventsLimit` the answer holds the first events only and `eventsNextCursor`; the rest come from `GET /v1/sessions/{sessionId}/events`.',
-          requestParams: { path: z.object({ sessionId: z.string() }), query: SessionDetailQuery },
+          requestParams: { path: z.object({ sessionId: Uuid }), query: SessionDetailQuery },
           responses: {
             '200': json(SessionDetailView, 'The session'),
             ...common,
@@ -372,7 +383,7 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
           summary: "A session's events in replay order (sequence, then id), keyset paged",
           description:
             "Pass `nextCursor` (or the session's `eventsNextCursor`) back as `cursor` for the next page; null at the end.",
-          requestParams: { path: z.object({ sessionId: z.string() }), query: SessionEventsQuery },
+          requestParams: { path: z.object({ sessionId: Uuid }), query: SessionEventsQuery },
           responses: {
             '200': json(Page(EventView, 'SessionEventPage'), 'A page of events'),
             ...common,
@@ -407,5 +418,5 @@ export function buildOpenApiDocument(version = '0.1.0'): ReturnType<typeof creat
         },
       },
     },
-  });
+  };
 }

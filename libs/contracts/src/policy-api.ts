@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Decision, JsonObject, RiskLevel, Timestamp, Uuid } from './common';
+import { INT4_MAX } from './json-safety';
 import { Resource } from './events';
 import { MatchNode, PolicyInput } from './policy';
 
@@ -125,12 +126,12 @@ export const PolicyListQuery = z.object({
 /** `GET /v1/policies/{id}/versions` query: newest first; `cursor` = the last version number seen. */
 export const PolicyVersionsQuery = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(100),
-  cursor: z.coerce.number().int().min(1).optional(),
+  cursor: z.coerce.number().int().min(1).max(INT4_MAX).optional(),
 });
 
 /** `PUT /v1/policies/{id}`: the whole policy; `expectedVersion` (optional) makes it conditional (409 if stale). */
 export const PolicyUpdateRequest = PolicyInput.extend({
-  expectedVersion: z.number().int().min(1).optional(),
+  expectedVersion: z.number().int().min(1).max(INT4_MAX).optional(),
 }).meta({ id: 'PolicyUpdateRequest' });
 
 /** A policy set (import body, export answer, `examples/policies/*.json`). */
@@ -235,10 +236,21 @@ const PolicyUnderTest = {
   policyId: Uuid.optional(),
 };
 
+/**
+ * "Exactly one of `policy` or `policyId`" in the OpenAPI document. The route checks it (400 naming
+ * `policy`): the schema carries no refinement because the routes `.omit()` the draft.
+ */
+const exactlyOnePolicy = {
+  oneOf: [
+    { required: ['policy'], not: { required: ['policyId'] } },
+    { required: ['policyId'], not: { required: ['policy'] } },
+  ],
+};
+
 /** `POST /v1/policies/dry-run` body. */
 export const DryRunRequest = z
   .object({ ...PolicyUnderTest, input: PolicyTestInput })
-  .meta({ id: 'PolicyDryRunRequest' });
+  .meta({ id: 'PolicyDryRunRequest', override: exactlyOnePolicy });
 
 /** The policy a dry run or backtest tried (`id`/`version` null for a draft). */
 const TriedPolicy = z.object({
@@ -278,7 +290,7 @@ export const BacktestRequest = z
     /** `nextCursor` of the previous page (same policy and window). */
     cursor: z.string().max(500).optional(),
   })
-  .meta({ id: 'PolicyBacktestRequest' });
+  .meta({ id: 'PolicyBacktestRequest', override: exactlyOnePolicy });
 
 export const BacktestMatch = z
   .object({

@@ -37,12 +37,15 @@ export type Condition = z.infer<typeof Condition>;
 export type MatchNode = Condition | { all: MatchNode[] } | { any: MatchNode[] } | { not: MatchNode };
 export const MatchNode: z.ZodType<MatchNode> = z
   .lazy(() =>
-    z.union([
-      z.object({ all: z.array(MatchNode).min(1) }).strict(),
-      z.object({ any: z.array(MatchNode).min(1) }).strict(),
-      z.object({ not: MatchNode }).strict(),
-      Condition.strict(),
-    ]),
+    z
+      .union([
+        z.object({ all: z.array(MatchNode).min(1) }).strict(),
+        z.object({ any: z.array(MatchNode).min(1) }).strict(),
+        z.object({ not: MatchNode }).strict(),
+        Condition.strict(),
+        // The four shapes are mutually exclusive (strict objects): `oneOf` in the OpenAPI document.
+      ])
+      .meta({ unionOneOf: true }),
   )
   .meta({ id: 'MatchNode' });
 

@@ -9,6 +9,7 @@ export const ERROR_CODES = {
   unauthenticated: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   rate_limited: 429,
   event_log_unavailable: 503,

@@ -8,6 +8,8 @@ export * from './health';
 export * from './server';
 export * from './express-server';
 export * from './parse';
+export * from './json-safety';
+export * from './method-not-allowed';
 export * from './openapi';
 export * from './lifecycle';
 export * from './worker-health';

@@ -2,12 +2,14 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { PROBLEM_TYPE_BASE, type Problem } from '@agent-warden/contracts';
 import type { Logger } from '@agent-warden/observability';
 import { AppError } from './errors';
+import { allowedMethods, methodNotAllowed } from './method-not-allowed';
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
+  405: 'Method Not Allowed',
   409: 'Conflict',
   413: 'Content Too Large',
   429: 'Too Many Requests',
@@ -63,6 +65,12 @@ export function problemHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
-/** 404 problem for unknown routes. */
-export const notFoundHandler: RequestHandler = (req, _res, next) =>
+/**
+ * The last handler of an app: 405 `method_not_allowed` with an `Allow` header (RFC 9110 §15.5.6)
+ * when a route of the app has this path with other methods, else 404 `not_found`.
+ */
+export const notFoundHandler: RequestHandler = (req, res, next) => {
+  const allow = allowedMethods(req);
+  if (allow.length > 0 && !allow.includes(req.method)) return next(methodNotAllowed(req, res, allow));
   next(new AppError('not_found', `no route for ${req.method} ${req.path}`));
+};

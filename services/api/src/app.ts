@@ -1,6 +1,12 @@
 import express, { Router, type Express } from 'express';
 import type { PrismaClient } from '@agent-warden/db';
-import { healthRouter, notFoundHandler, problemHandler } from '@agent-warden/http';
+import {
+  healthRouter,
+  methodGuard,
+  notFoundHandler,
+  problemHandler,
+  requestJsonSafety,
+} from '@agent-warden/http';
 import type { Logger } from '@agent-warden/observability';
 import type { JobQueue } from '@agent-warden/queue';
 import { createApiAuth, peopleRoutes, type PeopleAuthOptions } from './people';
@@ -31,6 +37,7 @@ export function apiRoutes(deps: ApiDeps): Router {
   const auth = createApiAuth(deps.db, deps);
   const { read, admin } = auth;
   const r = Router();
+  r.use(methodGuard); // 405 / OPTIONS for the whole app before a templated route takes a literal path
   for (const people of peopleRoutes({ ...deps, auth })) r.use(people);
   r.use(readRouter({ auth: read, db: deps.db }));
   r.use(agentsRouter({ auth: read, db: deps.db }));
@@ -47,7 +54,7 @@ export function createApiApp(deps: ApiDeps, isReady: () => boolean, extra: Route
   const app = express();
   app.disable('x-powered-by');
   app.use(healthRouter(isReady));
-  app.use(express.json({ limit: 1024 * 1024 }));
+  app.use(express.json({ limit: 1024 * 1024 }), requestJsonSafety());
   for (const r of extra) app.use(r);
   app.use(apiRoutes(deps));
   app.use(dashboardRouter({ dir: deps.dashboardDir }));

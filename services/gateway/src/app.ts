@@ -1,12 +1,14 @@
-import express, { Router, type Express } from 'express';
+import express, { Router, type Express, type RequestHandler } from 'express';
 import type { EventBus } from '@agent-warden/bus';
 import { authenticateApiKeyHash, type PrismaClient } from '@agent-warden/db';
 import {
   apiKeyAuth,
   healthRouter,
+  methodGuard,
   notFoundHandler,
   openApiRouter,
   problemHandler,
+  requestJsonSafety,
   type KeyResolver,
 } from '@agent-warden/http';
 import type { Logger } from '@agent-warden/observability';
@@ -75,15 +77,24 @@ export function gatewayRoutes(deps: GatewayDeps): Router {
       defaultApprovalTimeoutSeconds: deps.defaultApprovalTimeoutSeconds,
     }),
   );
+  // After the guard check (its path takes POST only, and the hot route should enter no extra layer).
+  r.use(methodGuard);
   r.use(agentsRouter({ auth: ingest, db: deps.db, agents }));
   r.use(eventsRouter({ auth: ingest, bus: deps.bus, agents, limits: deps.limits }));
   r.use(approvalsRouter({ auth: ingest, db: deps.db, pollMs: deps.approvalPollMs }));
   return r;
 }
 
-/** The JSON body parser with the configured limit (413 `body_too_large` past it). */
-export function jsonBody(limitBytes: number) {
-  return express.json({ limit: limitBytes, type: ['application/json', 'application/*+json'] });
+/**
+ * The JSON body parser with the configured limit (413 `body_too_large` past it), followed by the
+ * contract's storage rule on the body and the query (libs/http `requestJsonSafety`: U+0000 and lone
+ * surrogates → U+FFFD, depth bounded; a batch's events are measured one by one by their route).
+ */
+export function jsonBody(limitBytes: number): RequestHandler[] {
+  return [
+    express.json({ limit: limitBytes, type: ['application/json', 'application/*+json'] }),
+    requestJsonSafety({ batchPaths: ['/v1/events'] }),
+  ];
 }
 
 /**

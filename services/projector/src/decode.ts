@@ -1,4 +1,5 @@
 import {
+  cleanJson,
   CloudEventRecord,
   EVALUATION_RECORDED_TYPE,
   fromCloudEvent,
@@ -14,17 +15,17 @@ export type Decoded =
   | { kind: 'evaluation'; record: BusRecord; evaluation: EvaluationRecord }
   | { kind: 'dead'; record: BusRecord; code: DeadLetterRecord['code']; reason: string };
 
-/** Replaces U+0000, which PostgreSQL text and jsonb cannot hold, with U+FFFD (docs/decisions.md). */
+/**
+ * Replaces U+0000 and lone surrogates, which PostgreSQL text and jsonb cannot hold, with U+FFFD
+ * (docs/decisions.md "What storage cannot hold"; the gateway already did for what it accepted, so
+ * this guards records from other producers). Iterative, and keys such as `__proto__` stay data.
+ */
 export function stripNul<T>(v: T): T {
-  if (typeof v === 'string') return (v.includes('\u0000') ? v.replaceAll('\u0000', '\uFFFD') : v) as T;
-  if (Array.isArray(v)) return v.map(stripNul) as T;
-  if (v && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[stripNul(k)] = stripNul(x);
-    return out as T;
-  }
-  return v;
+  return cleanJson(v);
 }
+
+/** JSON text carries U+0000 and lone surrogates only as escapes (`\u0000`, `\ud800`): skip the walk without one. */
+const UNSAFE_ESCAPE = /\\u0000|\\ud[89a-f]/i;
 
 /** Parses a record's JSON value as a CloudEvent and then as an agent event or evaluation record. */
 export function decodeRecord(record: BusRecord): Decoded {
@@ -41,8 +42,7 @@ export function decodeRecord(record: BusRecord): Decoded {
       reason: `value is not JSON: ${(err as Error).message}`,
     };
   }
-  // JSON text carries U+0000 only as the escape \u0000: skip the copying walk when it is absent.
-  const hasNul = record.value.includes('\\u0000');
+  const hasNul = UNSAFE_ESCAPE.test(record.value);
   const ce = CloudEventRecord.safeParse(json);
   if (!ce.success)
     return {

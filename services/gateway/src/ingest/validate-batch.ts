@@ -2,6 +2,8 @@ import {
   AgentEvent,
   EVENT_TYPES,
   issuesToErrors,
+  jsonTooDeepAt,
+  MAX_BODY_DEPTH,
   type AgentEvent as AgentEventT,
   type RejectedEvent,
 } from '@agent-warden/contracts';
@@ -17,7 +19,8 @@ export interface BatchValidation {
 /**
  * Validates each item against the AgentEvent union (docs/conventions.md#ingestion): an invalid item is
  * rejected with its index, id, a stable code and the offending paths (prefixed `events.<i>`);
- * the others stay valid. Items larger than `maxEventBytes` (JSON bytes) are `event_too_large`;
+ * the others stay valid. Items nested deeper than `MAX_BODY_DEPTH` are rejected before anything
+ * recursive touches them; payload fields deeper than `MAX_JSON_DEPTH` by the schema. Items larger than `maxEventBytes` (JSON bytes) are `event_too_large`;
  * `bodyBytes` (the request body's length) lets small bodies skip that measurement.
  */
 export function validateBatch(items: unknown[], maxEventBytes: number, bodyBytes?: number): BatchValidation {
@@ -30,6 +33,20 @@ export function validateBatch(items: unknown[], maxEventBytes: number, bodyBytes
       item && typeof item === 'object' && typeof (item as { id?: unknown }).id === 'string'
         ? (item as { id: string }).id
         : null;
+    // Depth first, iteratively: JSON.stringify and zod recurse, and a 10,000-deep item would
+    // overflow the stack (docs/decisions.md "What storage cannot hold").
+    const tooDeepAt = jsonTooDeepAt(item, MAX_BODY_DEPTH);
+    if (tooDeepAt) {
+      const path = ['events', index, ...tooDeepAt].join('.');
+      rejected.push({
+        index,
+        id,
+        code: 'invalid_event',
+        message: `${path}: nested deeper than ${MAX_BODY_DEPTH} levels`,
+        errors: [{ path, message: `nested deeper than ${MAX_BODY_DEPTH} levels` }],
+      });
+      return;
+    }
     const bytes = measure ? Buffer.byteLength(JSON.stringify(item) ?? '', 'utf8') : 0;
     if (bytes > maxEventBytes) {
       rejected.push({
