@@ -243,9 +243,17 @@ test("an approver approves a pending call in the inbox and the waiting client's 
     expect.stringContaining('approval requested (gateway)'),
     expect.stringContaining(`approval approved by user:${ADMIN.email}— checked with finance`),
   ]);
-  // They are not events: the player counts and steps over events only.
-  const session = await call(warden.url, 'GET', `/v1/sessions/${approval.session!.id}`, { apiKey: API_KEY });
-  expect(await page.getByTestId('position').textContent()).toBe(`1 / ${session.body.eventCount}`);
+  // They are not events: the player counts and steps over events only. The client may still be
+  // flushing the session's last events, which the page picks up when it polls the active session:
+  // wait until the page and the stored count agree.
+  const position = await waitFor(async () => {
+    const session = await call(warden.url, 'GET', `/v1/sessions/${approval.session!.id}`, {
+      apiKey: API_KEY,
+    });
+    const shown = await page.getByTestId('position').textContent();
+    return shown === `1 / ${session.body.eventCount}` ? shown : undefined;
+  });
+  expect(position).toMatch(/^1 \/ \d+$/);
 });
 
 test('a viewer sees pending approvals but cannot approve', async () => {
