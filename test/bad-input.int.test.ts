@@ -268,6 +268,14 @@ describe('gateway: bad input', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.body.errors).toEqual([expect.objectContaining({ path: 'mode' })]);
+    // An Idempotency-Key longer than the document allows is refused, not silently ignored.
+    const longKey = await call(stack.gatewayUrl, 'POST', '/v1/guardrails/evaluate', {
+      apiKey: stack.apiKey,
+      headers: { 'idempotency-key': 'k'.repeat(256) },
+      body: { agentId, mode: 'monitor', tool: { name: 'send_money' } },
+    });
+    expect(longKey.status).toBe(400);
+    expect(longKey.body.errors).toEqual([expect.objectContaining({ path: 'headers.idempotency-key' })]);
     const doc = await call(stack.gatewayUrl, 'GET', '/v1/openapi.json');
     expect(doc.body.openapi).toBe('3.1.0');
     expect(Object.keys(doc.body.paths)).toEqual(

@@ -422,6 +422,9 @@ describe('policy management API', () => {
     });
     const unknownKey = await api('POST', '/v1/policies/validate', { ...bashPolicy('Draft'), colour: 'red' });
     expect(unknownKey.body).toMatchObject({ valid: false, rule, errors: [{ path: 'colour' }] });
+    // Not an object at all is not a draft: 400, as the OpenAPI document says.
+    const notObject = await api('POST', '/v1/policies/validate', [null, null]);
+    expect(notObject.status).toBe(400);
     expect(await stack.prisma.policy.count()).toBe(countBefore);
 
     const ops = await api('GET', '/v1/policy-operators', undefined, readKey);

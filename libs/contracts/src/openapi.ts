@@ -130,7 +130,13 @@ const policyPaths = {
     post: {
       summary:
         'Check a policy body as a create would, and give its rule text (read scope; nothing is stored)',
-      requestBody: jsonBody(PolicyInput),
+      description:
+        'The body is a draft: any JSON object, shaped like a policy (`PolicyInput`) or not; what is wrong with it comes back as `errors` with a 200. A body that is not a JSON object is a 400.',
+      requestBody: jsonBody(
+        z
+          .record(z.string(), z.unknown())
+          .meta({ id: 'PolicyDraft', description: 'A policy draft (see PolicyInput)' }),
+      ),
       responses: {
         '200': json(PolicyValidationView, 'Whether it is valid, its errors and its rule'),
         ...common,

@@ -140,6 +140,9 @@ const listCursor = {
 
 const VersionParam = z.coerce.number().int().min(1).max(2_147_483_647);
 
+/** A policy draft for `POST /v1/policies/validate`: any JSON object, valid as a policy or not. */
+const PolicyDraft = z.record(z.string(), z.unknown());
+
 /**
  * Policy management (docs/architecture.md#guardrail-policies; docs/guardrails.md): CRUD with versions,
  * enable/disable, soft delete, import/export, validation with the rule text, the operator listing,
@@ -178,8 +181,9 @@ export function policiesRouter(deps: {
     });
   });
 
+  // Any JSON object is a draft to check (200 with its errors); anything else is not a draft (400).
   r.post('/v1/policies/validate', read, (req, res) => {
-    res.json(validationOf(req.body));
+    res.json(validationOf(parseOr400(PolicyDraft, req.body)));
   });
 
   r.get('/v1/policy-operators', read, (_req, res) => {

@@ -12,7 +12,7 @@ import {
   type GuardDecision,
 } from '@agent-warden/contracts';
 import { createApproval, findApproval, type PrismaClient, type Prisma } from '@agent-warden/db';
-import { AppError, parseOr400, principalOf } from '@agent-warden/http';
+import { AppError, parseOr400, principalOf, validationError } from '@agent-warden/http';
 import type { AgentDirectory } from '../agent-directory';
 import { unavailable, type EvaluationSink } from '../guard/evaluation-recorder';
 import type { PolicyStore } from '../guard/policy-store';
@@ -108,11 +108,20 @@ export function evaluateHandler(deps: {
   };
 }
 
-/** Longest `Idempotency-Key` honoured, characters; a longer or empty one is ignored. */
+/** Longest `Idempotency-Key`, characters (as the OpenAPI document says); an empty one is ignored. */
 const MAX_IDEMPOTENCY_KEY = 255;
 
-/** The request's `Idempotency-Key` header (IETF draft-ietf-httpapi-idempotency-key-header), if usable. */
+/**
+ * The request's `Idempotency-Key` header (IETF draft-ietf-httpapi-idempotency-key-header), trimmed;
+ * undefined when absent or empty.
+ * @throws AppError `validation_failed` (400) naming `headers.idempotency-key` when it is longer than
+ *   {@link MAX_IDEMPOTENCY_KEY} characters
+ */
 function idempotencyKey(v: string | undefined): string | undefined {
   const k = v?.trim();
-  return k && k.length <= MAX_IDEMPOTENCY_KEY ? k : undefined;
+  if (k && k.length > MAX_IDEMPOTENCY_KEY)
+    throw validationError('Idempotency-Key is too long', [
+      { path: 'headers.idempotency-key', message: `at most ${MAX_IDEMPOTENCY_KEY} characters` },
+    ]);
+  return k || undefined;
 }
