@@ -78,3 +78,25 @@ export async function bareInsert(url: string, groups: EventRow[][], batchSize: n
     await Promise.all(clients.map((c) => c.end()));
   }
 }
+
+/**
+ * Copies the rows the events' foreign keys point at — the project, its agents and agent versions —
+ * from the database at `fromUrl` into the one at `toUrl` (same ids), so a bare INSERT of the same
+ * events there meets the same constraints the projector's does (docs/decisions.md "Ids are owned by
+ * a project"). Both databases must be migrated.
+ */
+export async function copyEventOwners(fromUrl: string, toUrl: string): Promise<void> {
+  const from = new Client({ connectionString: fromUrl });
+  const to = new Client({ connectionString: toUrl });
+  await Promise.all([from.connect(), to.connect()]);
+  try {
+    for (const table of ['projects', 'agents', 'agent_versions']) {
+      const { rows } = await from.query(`SELECT coalesce(json_agg(t), '[]') AS rows FROM ${table} t`);
+      await to.query(`INSERT INTO ${table} SELECT * FROM json_populate_recordset(null::${table}, $1)`, [
+        JSON.stringify(rows[0].rows),
+      ]);
+    }
+  } finally {
+    await Promise.all([from.end(), to.end()]);
+  }
+}

@@ -10,7 +10,7 @@ import type { Cleanup } from '../lib/cleanup';
 import { drainTopic, type DrainResult } from '../lib/drain';
 import type { BenchEnv } from '../lib/env';
 import { connectBareProducer, createTopics } from '../lib/kafka';
-import { bareInsert, chunks, toEventRows } from '../lib/pg-insert';
+import { bareInsert, chunks, copyEventOwners, toEventRows } from '../lib/pg-insert';
 import { profileWhile, type ProfileSummary } from '../lib/profile';
 import { agentsOf, EventStream, toWireRecords, type AgentIds, type WireRecord } from '../lib/workload';
 
@@ -46,7 +46,8 @@ async function truncate(url: string): Promise<void> {
   const c = new Client({ connectionString: url });
   await c.connect();
   try {
-    await c.query('TRUNCATE events, sessions, runs');
+    // CASCADE: session_intelligence (and its recommendations) reference sessions; the bench writes none.
+    await c.query('TRUNCATE events, sessions, runs CASCADE');
   } finally {
     await c.end();
   }
@@ -170,6 +171,7 @@ export async function benchProjector(
   const groups = byPartition(events, (e) => e.sessionId, o.partitions).map((list) =>
     toEventRows(projectId, list),
   );
+  await copyEventOwners(dbA.url, dbB.url);
   const bareSeconds = await bareInsert(dbB.url, groups, batchSize);
   log(`bare INSERT: ${Math.round(o.records / bareSeconds)} events/s in batches of ${batchSize}`);
 
