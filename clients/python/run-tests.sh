@@ -9,19 +9,11 @@ here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 cd "$here"
 
-python="${PYTHON:-python3}"
+# shellcheck source=../../scripts/lib/python-venv.sh
+source "$repo/scripts/lib/python-venv.sh"
 venv="$here/.venv"
-if [[ ! -x "$venv/bin/python" ]]; then
-  echo "creating $venv"
-  "$python" -m venv "$venv"
-fi
 # Reinstall only when pyproject.toml changed (the install is editable: code changes need nothing).
-stamp="$venv/.agentwarden-install"
-want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
-if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[test]"
-  echo "$want" >"$stamp"
-fi
+ensure_venv "$venv" pyproject.toml -e ".[test]"
 
 infra_env="${WARDEN_INFRA_DIR:-$repo/.infra}/env"
 if [[ -f "$infra_env" ]]; then

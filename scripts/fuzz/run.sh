@@ -18,18 +18,10 @@ here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 cd "$repo"
 
-python="${PYTHON:-python3}"
+# shellcheck source=../lib/python-venv.sh
+source "$repo/scripts/lib/python-venv.sh"
 venv="${WARDEN_FUZZ_VENV:-$here/.venv}"
-if [[ ! -x "$venv/bin/python" ]]; then
-  echo "creating $venv"
-  "$python" -m venv "$venv"
-fi
-stamp="$venv/.agentwarden-install"
-want="$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)"
-if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
-  echo "$want" >"$stamp"
-fi
+ensure_venv "$venv" "$here/requirements.txt" -r "$here/requirements.txt"
 
 data="$(mktemp -d -t warden-fuzz-XXXXXX)"
 log="$data/service.log"
