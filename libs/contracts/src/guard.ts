@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ClientId, Decision, JsonObject, Mode, RiskLevel, Timestamp, Uuid } from './common';
 import { MatchedGuardrail, Resource } from './events';
+import { Provenance } from './provenance';
 
 /**
  * `POST /v1/guardrails/evaluate` body: the call an agent is about to make. Policy conditions read
@@ -22,6 +23,8 @@ export const GuardRequest = z
     resource: Resource.optional(),
     riskLevel: RiskLevel.optional(),
     arguments: JsonObject.optional(),
+    /** Where each argument leaf came from, as the client saw it (docs/provenance.md). */
+    provenance: Provenance.optional(),
     /** A dry run evaluates and answers but creates no approval. */
     dryRun: z.boolean().default(false),
   })

@@ -8,6 +8,7 @@ export * from './identify';
 export * from './events';
 export * from './ingest';
 export * from './guard';
+export * from './provenance';
 export * from './policy';
 export * from './policy-api';
 export * from './problem';
