@@ -24,3 +24,4 @@ export * from './intelligence';
 export * from './analysis';
 export * from './auth';
 export * from './approvals-inbox';
+export * from './instruction-detector';
