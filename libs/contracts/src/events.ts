@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ClientId, Decision, JsonObject, JsonValue, Mode, RiskLevel, Timestamp, Uuid } from './common';
 import { INT4_MAX } from './json-safety';
+import { Provenance } from './provenance';
 
 /** A guardrail that matched an evaluation (docs/architecture.md#guard-decision). */
 export const MatchedGuardrail = z
@@ -94,6 +95,8 @@ export const EventData = {
     approvalId: z.string().optional(),
     /** How the client acted: ran the callback, stopped it, or failed open/closed without an answer. */
     outcome: z.enum(['ran', 'blocked', 'awaiting_approval', 'failed_open', 'failed_closed']).optional(),
+    /** The provenance the client sent with the evaluation (docs/provenance.md), for the session replay. */
+    provenance: Provenance.optional(),
   }),
   'agent.approval.requested': z.object({
     approvalId: z.string(),
