@@ -39,7 +39,11 @@ export function leafNormalForm(v: string | number): string {
 }
 
 /** The string and number leaves of an arguments object with their dotted paths (docs/provenance.md "Argument leaves"). */
-export function argumentLeaves(args: unknown, path = '', depth = 0): Array<{ path: string; value: string | number }> {
+export function argumentLeaves(
+  args: unknown,
+  path = '',
+  depth = 0,
+): Array<{ path: string; value: string | number }> {
   if (typeof args === 'string' || typeof args === 'number') return [{ path, value: args }];
   if (args === null || typeof args !== 'object' || depth > 8) return [];
   const entries = Array.isArray(args)
