@@ -361,7 +361,12 @@ describe('policy management API', () => {
     ]);
     expect((await api('GET', '/v1/policies?limit=500')).body.items.length).toBe(before);
 
-    for (const file of ['prompt-injection.json', 'prompt-injection-strict.json', 'tau-bench.json', 'shell.json']) {
+    for (const file of [
+      'prompt-injection.json',
+      'prompt-injection-strict.json',
+      'tau-bench.json',
+      'shell.json',
+    ]) {
       const r = await api('POST', '/v1/policies/import', example(file));
       expect(r.status).toBe(200);
       expect(r.body.created).toBe(example(file).policies.length);
