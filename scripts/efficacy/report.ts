@@ -74,6 +74,12 @@ export function formatReport(f: EfficacyFigures, title: string): string {
     out.push(
       `${source} (all benign): ${r.runs} runs, calls stopped ${ratio(stoppedOf(r), r.calls)}, blocked ${r.blocked}, held ${r.held}`,
     );
+  if (f.missed.length > 0) {
+    out.push('', `injected calls not stopped (${f.missed.length}):`);
+    for (const m of f.missed)
+      out.push(`  ${m.trajectoryId} step ${m.position}: ${m.tool} (${m.paths.join(', ')})`);
+    out.push('');
+  }
   const b = benignCalls(f);
   const met = meetsTargets(f);
   out.push(

@@ -51,12 +51,24 @@ export interface SuiteFigures {
   goalAsUserTask: RunCounts;
 }
 
+/** An injected call that went through: where, and which arguments carried the goal. */
+export interface MissedCall {
+  trajectoryId: string;
+  /** Index of the step in the trajectory. */
+  position: number;
+  tool: string;
+  /** Argument paths that carried the attacker's goal. */
+  paths: string[];
+}
+
 /** The whole report: AgentDojo per suite and in total, and the benign-only sources. */
 export interface EfficacyFigures {
   suites: Record<string, SuiteFigures>;
   total: SuiteFigures;
   /** tau-bench, SWE-agent and any other source: every run benign. */
   others: Record<string, RunCounts>;
+  /** Injected calls not stopped, in the order they were replayed. */
+  missed: MissedCall[];
 }
 
 const calls = (): CallCounts => ({ calls: 0, blocked: 0, held: 0 });
@@ -121,13 +133,22 @@ function addCounts(into: CallCounts, c: CallCounts): void {
  */
 export class Tally {
   private readonly runs = new Map<string, RunState>();
+  private readonly missed: MissedCall[] = [];
 
   /** Adds one call's outcome. */
   add(call: ToolCallOutcome): void {
     const state = this.stateOf(call.trajectory);
     const stop = stopOf(call.outcome);
-    if (state.injected.has(call.position)) {
+    const paths = state.injected.get(call.position);
+    if (paths) {
       addCall(state.injectedCalls, stop);
+      if (!stop)
+        this.missed.push({
+          trajectoryId: call.trajectory.trajectory_id,
+          position: call.position,
+          tool: call.step.tool ?? '',
+          paths,
+        });
       if (stop && state.firstInjectedStop === undefined) state.firstInjectedStop = stop;
     } else addCall(state.otherCalls, stop);
   }
@@ -139,7 +160,7 @@ export class Tally {
 
   /** The figures of everything added so far. */
   figures(): EfficacyFigures {
-    const out: EfficacyFigures = { suites: {}, total: suite(), others: {} };
+    const out: EfficacyFigures = { suites: {}, total: suite(), others: {}, missed: [...this.missed] };
     for (const state of this.runs.values()) {
       const t = state.t;
       if (sourceOf(t) !== 'agentdojo') {
