@@ -1,8 +1,9 @@
 import type { ArgumentOrigin } from '@agent-warden/contracts';
 
 /**
- * The data-flow fields of the policy editor (docs/guardrails.md "Data-flow conditions", over the
- * provenance of docs/provenance.md): what each one means, and the value it takes.
+ * The data-flow fields of the policy editor (docs/guardrails.md "Data-flow conditions in the
+ * dashboard", over the provenance of docs/provenance.md): what each one means, and the value it
+ * takes.
  */
 
 /** The origins an argument value can have (docs/provenance.md "Origin of a leaf"), in the editor's order. */

@@ -17,7 +17,7 @@ export interface LinkedSource {
   /**
    * Id of the event to select: the call's `agent.tool.completed` or `agent.tool.failed` event,
    * else its `agent.tool.started`; undefined when none of them is in the loaded session (no
-   * `toolCallId`, or a call of another session: the client's provenance store outlives a session).
+   * `toolCallId`, or a call that is not among the session's events).
    */
   eventId?: string;
 }
