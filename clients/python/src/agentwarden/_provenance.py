@@ -107,6 +107,10 @@ class ProvenanceTracker:
         self._seq = itertools.count(1)
         self._sightings: "OrderedDict[str, List[Any]]" = OrderedDict()  # session -> [count, last]
 
+    def after_fork_in_child(self) -> None:
+        """A forked child gets a fresh lock (the parent's may have been held by another thread)."""
+        self._lock = threading.Lock()
+
     # -- runs and sessions ---------------------------------------------------------------------------
 
     def open_run(self, run_id: str, parent_run_id: Optional[str]) -> None:
