@@ -37,10 +37,9 @@ def match_arguments(stores: Sequence[SourceStore], arguments: Any) -> Provenance
     ``stores`` (docs/provenance.md "Origin of a leaf"): ``{"arguments": [...], "truncated": bool}``,
     arguments in leaf order, leaves with no segment left out.
 
-    Cost: for each segment (at most 64 leaves × 17 segments) one substring search over every kept
-    normal form of the stores (at most 1 MiB of tool and 256 KiB of trusted characters a store)."""
-    trusted: List[Source] = [s for store in stores for s in store.trusted()]
-    tools: List[Source] = [s for store in stores for s in store.tools()]
+    Cost: for each segment (at most 64 leaves × 17 segments) one substring search over the kept
+    normal forms of each store (at most 1 MiB of tool and 256 KiB of trusted characters a store),
+    plus one per tool source it is found in."""
     out: List[Dict[str, Any]] = []
     found, truncated = leaves(arguments)
     for path, value in found:
@@ -51,8 +50,8 @@ def match_arguments(stores: Sequence[SourceStore], arguments: Any) -> Provenance
         tool_hits: Dict[int, Source] = {}
         taint_hits: Dict[int, Source] = {}
         for seg in segs:
-            in_user = any(seg in s.norm for s in trusted)
-            hits = [s for s in tools if seg in s.norm]
+            in_user = any(store.in_trusted(seg) for store in stores)
+            hits = [s for store in stores for s in store.tools_with(seg)]
             any_user = any_user or in_user
             if hits:
                 any_tool = True

@@ -3,6 +3,7 @@ docs/provenance.md "Bounds"."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import OrderedDict, deque
 from dataclasses import dataclass
 from typing import Deque, Iterator, List, Optional, Tuple
@@ -22,6 +23,9 @@ MAX_SESSIONS = 16
 TRUSTED = "user"
 #: Kind of a source that came out of a tool.
 TOOL = "tool"
+#: Separates the normal forms in a store's joined text: normal forms hold only letters and digits,
+#: so no match spans two sources.
+_SEP = "\x00"
 
 
 @dataclass(frozen=True)
@@ -51,7 +55,11 @@ class SourceStore:
     Bounds: at most :data:`MAX_SOURCES` sources, :data:`MAX_TOOL_CHARS` tool and
     :data:`MAX_TRUSTED_CHARS` trusted normal-form characters; :meth:`add` evicts the oldest sources
     of the kind over its budget, and past :data:`MAX_SOURCES` the oldest tool source (the oldest
-    trusted one only when no tool source is left). Not thread-safe: the tracker locks."""
+    trusted one only when no tool source is left).
+
+    Lookups search one joined text per kind (one substring search in C per segment, whatever the
+    number of sources), rebuilt on the first lookup after a change. Not thread-safe: the tracker
+    locks."""
 
     def __init__(self, parent: Optional[str] = None) -> None:
         #: Key of the enclosing run's store (or None: the session's store encloses it).
@@ -60,12 +68,18 @@ class SourceStore:
         self._trusted: Deque[Source] = deque()
         self.tool_chars = 0
         self.trusted_chars = 0
+        self._dirty = True
+        self._tool_text = ""
+        self._tool_starts: List[int] = []
+        self._tool_list: List[Source] = []
+        self._trusted_text = ""
 
     def __len__(self) -> int:
         return len(self._tool) + len(self._trusted)
 
     def add(self, source: Source) -> None:
         """Keeps ``source`` and evicts what the bounds no longer allow."""
+        self._dirty = True
         if source.kind == TOOL:
             self._tool.append(source)
             self.tool_chars += len(source.norm)
@@ -81,6 +95,39 @@ class SourceStore:
                 self.tool_chars -= len(self._tool.popleft().norm)
             else:
                 self.trusted_chars -= len(self._trusted.popleft().norm)
+
+    def _index(self) -> None:
+        if not self._dirty:
+            return
+        self._tool_list = list(self._tool)
+        starts: List[int] = []
+        at = 0
+        for s in self._tool_list:
+            starts.append(at)
+            at += len(s.norm) + 1
+        self._tool_starts = starts
+        self._tool_text = _SEP.join(s.norm for s in self._tool_list)
+        self._trusted_text = _SEP.join(s.norm for s in self._trusted)
+        self._dirty = False
+
+    def in_trusted(self, segment: str) -> bool:
+        """True when ``segment`` (a normal form) is found in a trusted source."""
+        self._index()
+        return segment in self._trusted_text
+
+    def tools_with(self, segment: str) -> List[Source]:
+        """The tool sources ``segment`` (a normal form) is found in, oldest first."""
+        self._index()
+        text, starts, sources = self._tool_text, self._tool_starts, self._tool_list
+        out: List[Source] = []
+        at = text.find(segment)
+        while at >= 0:
+            i = bisect_right(starts, at) - 1
+            out.append(sources[i])
+            if i + 1 >= len(starts):
+                break
+            at = text.find(segment, starts[i + 1])
+        return out
 
     def trusted(self) -> Iterator[Source]:
         """The trusted sources, most recent first."""
