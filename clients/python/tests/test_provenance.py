@@ -310,3 +310,14 @@ def test_a_huge_tool_result_keeps_only_its_first_65536_characters():
     assert tracker.provenance(session, None, {"v": "tail-value-4242"})["arguments"][0]["origin"] == "none"
     tracker.add_tool(session, None, "head-value-4242 " + "y" * 100_000, "t", None)
     assert tracker.provenance(session, None, {"v": "head-value-4242"})["arguments"][0]["origin"] == "tool"
+
+
+def test_a_path_longer_than_the_wire_allows_is_cut(fake: FakeWarden, make_client: MakeClient):
+    client = make_client()
+    key = "k" * 300
+    with client.with_tool("deep", arguments={key: {key: "a value the model wrote"}}):
+        pass
+    client.flush()
+    (arg,) = evaluate_bodies(fake)[0]["provenance"]["arguments"]
+    assert arg["path"] == f"{key}.{key}"[:500]
+    assert fake.contract_violations == []

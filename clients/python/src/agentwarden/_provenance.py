@@ -23,6 +23,9 @@ MAX_SOURCES_PER_LEAF = 3
 MAX_SIGHTING_RULES = 16
 #: Longest tool name on the wire, characters.
 MAX_TOOL_NAME_CHARS = 200
+#: Longest argument path on the wire (``ArgumentProvenance.path`` of the contract), characters; a
+#: longer path is cut to it rather than dropped, so a tainted value stays visible to policies.
+MAX_PATH_CHARS = 500
 #: Sessions whose instruction counts are kept (least recently used dropped past it).
 MAX_COUNTED_SESSIONS = 1024
 
@@ -66,7 +69,7 @@ def match_arguments(stores: Sequence[SourceStore], arguments: Any) -> Provenance
         chosen = [named[k] for k in sorted(named, reverse=True)[:MAX_SOURCES_PER_LEAF]]
         out.append(
             {
-                "path": path,
+                "path": path[:MAX_PATH_CHARS],
                 "origin": origin,
                 "tainted": tainted,
                 "instructed": tainted and any(s.instructions for s in taint_hits.values()),
