@@ -102,9 +102,12 @@ def main() -> None:
     long_body = to_json_object(
         {"body": " ".join(rng.choice(WORDS) for _ in range(120)) + " see doc-4471/a and x@y.example"}
     )
+    # 64 long leaves of 16 identifier-like tokens each (1,088 segments), under the 64 KiB of JSON
+    # above which the client replaces arguments by a preview.
     worst = to_json_object(
-        {f"k{i}": " ".join(f"tok{rng.randint(10**5, 10**6)}/{j}" for j in range(400))[:4096] for i in range(64)}
+        {f"k{i}": " ".join(f"tok{rng.randint(10**5, 10**6)}/{j}" for j in range(80))[:900] for i in range(64)}
     )
+    assert len(json.dumps(worst)) < 64 * 1024 and "truncated" not in worst
 
     figures = {
         "events": a.events,

@@ -321,3 +321,30 @@ def test_a_path_longer_than_the_wire_allows_is_cut(fake: FakeWarden, make_client
     (arg,) = evaluate_bodies(fake)[0]["provenance"]["arguments"]
     assert arg["path"] == f"{key}.{key}"[:500]
     assert fake.contract_violations == []
+
+
+def test_the_chunk_filter_finds_every_source_a_segment_is_in():
+    """The index only narrows the sources checked: at every offset, and for segments of every
+    length, the sources found are those a scan finds."""
+    import random
+
+    rng = random.Random(3)
+    store = SourceStore()
+    texts = ["".join(rng.choice("ab1") for _ in range(rng.randint(1, 40))) for _ in range(300)]
+    for i, t in enumerate(texts):
+        store.add(source(i, TOOL, t))
+    kept = {s.seq: s.norm for s in store.tools()}
+    for _ in range(400):
+        t = rng.choice(texts)
+        start = rng.randint(0, len(t) - 1)
+        seg = t[start : start + rng.randint(1, 12)]
+        assert sorted(s.seq for s in store.tools_with(seg)) == sorted(k for k, n in kept.items() if seg in n)
+
+
+def test_eviction_frees_index_slots():
+    store = SourceStore()
+    for i in range(3 * MAX_SOURCES):
+        store.add(source(i, TOOL, f"value{i:05d}x"))
+    assert [s.seq for s in store.tools_with("value00000x")] == []
+    assert [s.seq for s in store.tools_with(f"value{3 * MAX_SOURCES - 1:05d}x")] == [3 * MAX_SOURCES - 1]
+    assert len(store.tools_with("value")) == MAX_SOURCES

@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import threading
 from collections import OrderedDict
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ._instructions import InstructionFinding, instruction_detector
 from ._provenance_store import TOOL, TRUSTED, Source, SourceStore, StoreTable
@@ -40,10 +40,12 @@ def match_arguments(stores: Sequence[SourceStore], arguments: Any) -> Provenance
     ``stores`` (docs/provenance.md "Origin of a leaf"): ``{"arguments": [...], "truncated": bool}``,
     arguments in leaf order, leaves with no segment left out.
 
-    Cost: for each segment (at most 64 leaves × 17 segments) one substring search over the kept
-    normal forms of each store (at most 1 MiB of tool and 256 KiB of trusted characters a store),
-    plus one per tool source it is found in."""
+    Cost: for each distinct segment (at most 64 leaves × 17 segments), one substring search over
+    each store's trusted text (at most 256 KiB), and over the tool sources the store's chunk
+    index names as candidates (every tool source, at most 1 MiB, for segments under 5
+    characters)."""
     out: List[Dict[str, Any]] = []
+    memo: Dict[str, Tuple[bool, List[Source]]] = {}  # a segment seen in several leaves is searched once
     found, truncated = leaves(arguments)
     for path, value in found:
         segs = segments(leaf_text(value))
@@ -53,8 +55,13 @@ def match_arguments(stores: Sequence[SourceStore], arguments: Any) -> Provenance
         tool_hits: Dict[int, Source] = {}
         taint_hits: Dict[int, Source] = {}
         for seg in segs:
-            in_user = any(store.in_trusted(seg) for store in stores)
-            hits = [s for store in stores for s in store.tools_with(seg)]
+            known = memo.get(seg)
+            if known is None:
+                known = memo[seg] = (
+                    any(store.in_trusted(seg) for store in stores),
+                    [s for store in stores for s in store.tools_with(seg)],
+                )
+            in_user, hits = known
             any_user = any_user or in_user
             if hits:
                 any_tool = True

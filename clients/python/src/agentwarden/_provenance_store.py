@@ -3,10 +3,11 @@ docs/provenance.md "Bounds"."""
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import OrderedDict, deque
-from dataclasses import dataclass
-from typing import Deque, Iterator, List, Optional, Tuple
+from dataclasses import dataclass, replace
+from typing import Deque, Dict, Iterator, List, Optional, Tuple
+
+from ._provenance_index import MIN_INDEXED_CHARS, ChunkIndex
 
 #: Tool-source normal-form characters kept per store; the oldest tool sources are evicted first.
 MAX_TOOL_CHARS = 1_048_576
@@ -23,8 +24,8 @@ MAX_SESSIONS = 16
 TRUSTED = "user"
 #: Kind of a source that came out of a tool.
 TOOL = "tool"
-#: Separates the normal forms in a store's joined text: normal forms hold only letters and digits,
-#: so no match spans two sources.
+#: Separates the normal forms in a store's joined trusted text: normal forms hold only letters and
+#: digits, so no match spans two sources.
 _SEP = "\x00"
 
 
@@ -57,8 +58,9 @@ class SourceStore:
     of the kind over its budget, and past :data:`MAX_SOURCES` the oldest tool source (the oldest
     trusted one only when no tool source is left).
 
-    Lookups search one joined text per kind (one substring search in C per segment, whatever the
-    number of sources), rebuilt on the first lookup after a change. Not thread-safe: the tracker
+    Trusted lookups search one joined text (one substring search in C), rebuilt on the first lookup
+    after a change; tool lookups check only the candidates of a :class:`ChunkIndex` (segments of
+    at least 5 characters) or scan every tool source (shorter ones). Not thread-safe: the tracker
     locks."""
 
     def __init__(self, parent: Optional[str] = None) -> None:
@@ -69,64 +71,71 @@ class SourceStore:
         self.tool_chars = 0
         self.trusted_chars = 0
         self._dirty = True
-        self._tool_text = ""
-        self._tool_starts: List[int] = []
-        self._tool_list: List[Source] = []
         self._trusted_text = ""
+        self._index = ChunkIndex(MAX_SOURCES)
+        self._slot: Dict[int, int] = {}  # seq -> slot in the index
+        self._by_slot: List[Optional[Source]] = [None] * MAX_SOURCES
 
     def __len__(self) -> int:
         return len(self._tool) + len(self._trusted)
 
     def add(self, source: Source) -> None:
-        """Keeps ``source`` and evicts what the bounds no longer allow."""
-        self._dirty = True
+        """Keeps ``source`` and evicts what the bounds no longer allow (a normal form longer than
+        its kind's budget, possible only when NFKC expands the text, is cut to it)."""
+        cap = MAX_TOOL_CHARS if source.kind == TOOL else MAX_TRUSTED_CHARS
+        if len(source.norm) > cap:
+            source = replace(source, norm=source.norm[:cap])
         if source.kind == TOOL:
             self._tool.append(source)
             self.tool_chars += len(source.norm)
             while self.tool_chars > MAX_TOOL_CHARS and self._tool:
-                self.tool_chars -= len(self._tool.popleft().norm)
+                self._drop_tool()
+            while len(self) > MAX_SOURCES and len(self._tool) > 1:
+                self._drop_tool()
+            slot = self._index.add(source.norm)
+            self._slot[source.seq] = slot
+            self._by_slot[slot] = source
         else:
+            self._dirty = True
             self._trusted.append(source)
             self.trusted_chars += len(source.norm)
             while self.trusted_chars > MAX_TRUSTED_CHARS and self._trusted:
                 self.trusted_chars -= len(self._trusted.popleft().norm)
         while len(self) > MAX_SOURCES:
             if self._tool:
-                self.tool_chars -= len(self._tool.popleft().norm)
+                self._drop_tool()
             else:
+                self._dirty = True
                 self.trusted_chars -= len(self._trusted.popleft().norm)
 
-    def _index(self) -> None:
-        if not self._dirty:
-            return
-        self._tool_list = list(self._tool)
-        starts: List[int] = []
-        at = 0
-        for s in self._tool_list:
-            starts.append(at)
-            at += len(s.norm) + 1
-        self._tool_starts = starts
-        self._tool_text = _SEP.join(s.norm for s in self._tool_list)
-        self._trusted_text = _SEP.join(s.norm for s in self._trusted)
-        self._dirty = False
+    def _drop_tool(self) -> None:
+        old = self._tool.popleft()
+        self.tool_chars -= len(old.norm)
+        slot = self._slot.pop(old.seq, None)
+        if slot is not None:
+            self._index.remove(slot)
+            self._by_slot[slot] = None
 
     def in_trusted(self, segment: str) -> bool:
         """True when ``segment`` (a normal form) is found in a trusted source."""
-        self._index()
+        if self._dirty:
+            self._trusted_text = _SEP.join(s.norm for s in self._trusted)
+            self._dirty = False
         return segment in self._trusted_text
 
     def tools_with(self, segment: str) -> List[Source]:
-        """The tool sources ``segment`` (a normal form) is found in, oldest first."""
-        self._index()
-        text, starts, sources = self._tool_text, self._tool_starts, self._tool_list
+        """The tool sources ``segment`` (a normal form) is found in, in no particular order."""
+        if len(segment) < MIN_INDEXED_CHARS:
+            return [s for s in self._tool if segment in s.norm]
         out: List[Source] = []
-        at = text.find(segment)
-        while at >= 0:
-            i = bisect_right(starts, at) - 1
-            out.append(sources[i])
-            if i + 1 >= len(starts):
-                break
-            at = text.find(segment, starts[i + 1])
+        bits = self._index.candidates(segment)
+        by_slot = self._by_slot
+        while bits:
+            low = bits & -bits
+            source = by_slot[low.bit_length() - 1]
+            if source is not None and segment in source.norm:
+                out.append(source)
+            bits ^= low
         return out
 
     def trusted(self) -> Iterator[Source]:
