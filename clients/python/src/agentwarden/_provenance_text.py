@@ -186,10 +186,12 @@ def segments(text: Optional[str]) -> List[str]:
     out: List[str] = []
     for raw in _JS_SPACE_RUN.split(text):
         token = raw.strip(TOKEN_STRIP)
+        if len(token) < MIN_TOKEN_CHARS and token.isascii():
+            continue  # an ASCII token's normal form is never longer than the token
+        if not (_TOKEN_MARK.search(token) or "." in token):
+            continue  # checked before the (dearer) normal form: both must hold
         norm = normalize(token)
-        if len(norm) < MIN_TOKEN_CHARS:
-            continue
-        if _TOKEN_MARK.search(token) or "." in token:
+        if len(norm) >= MIN_TOKEN_CHARS:
             out.append(norm)
             if len(out) >= MAX_TOKENS_PER_LEAF:
                 break
