@@ -96,9 +96,7 @@ class RunContext:
         """``mark_trusted`` in this run; see ``WardenClient.mark_trusted``."""
         self._rt.note_trusted(self._scope, value)
 
-    def mark_untrusted(
-        self, value: Any, *, tool_name: Optional[str] = None, tool_call_id: Optional[str] = None
-    ) -> None:
+    def mark_untrusted(self, value: Any, tool_name: Optional[str] = None, tool_call_id: Optional[str] = None) -> None:
         """``mark_untrusted`` in this run; see ``WardenClient.mark_untrusted``."""
         mark_untrusted(self._rt, self._scope, value, tool_name, tool_call_id)
 
