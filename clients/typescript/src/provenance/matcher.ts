@@ -1,0 +1,71 @@
+import type { ArgumentOrigin, ArgumentProvenance, ProvenanceSource } from '@agent-warden/contracts';
+import { PROVENANCE_BOUNDS } from './bounds';
+import { argumentLeaves, segmentsOf } from './leaves';
+import { leafText } from './normal-form';
+import type { SourceStore, StoredSource } from './source-store';
+import { trigramHashes } from './trigram-index';
+
+/** The argument part of a provenance: one entry per reported leaf, in leaf order. */
+export interface ArgumentsProvenance {
+  arguments: ArgumentProvenance[];
+  /** More than {@link PROVENANCE_BOUNDS.MAX_LEAVES} leaves were found. */
+  truncated: boolean;
+}
+
+/**
+ * The origin of every leaf of `args` against the sources of `stores` (docs/provenance.md "Origin
+ * of a leaf"). A segment is found in a source when it is a substring of the source's normal form;
+ * a trigram filter per source skips the sources that cannot contain it. Cost: per segment, one
+ * filter probe per source (≤ 512 per store) and `indexOf` on the candidates.
+ */
+export function matchArguments(stores: readonly SourceStore[], args: unknown): ArgumentsProvenance {
+  const { leaves, truncated } = argumentLeaves(args);
+  const out: ArgumentProvenance[] = [];
+  for (const leaf of leaves) {
+    const segments = segmentsOf(leafText(leaf.value));
+    if (segments.length === 0) continue;
+    out.push({ path: leaf.path, ...originOf(stores, segments) });
+  }
+  return { arguments: out, truncated };
+}
+
+function originOf(stores: readonly SourceStore[], segments: string[]): Omit<ArgumentProvenance, 'path'> {
+  let anyUser = false;
+  let anyTool = false;
+  let tainted = false;
+  const taintSources = new Set<StoredSource>();
+  const toolSources = new Set<StoredSource>();
+  for (const segment of segments) {
+    const hashes = trigramHashes(segment);
+    const inUser = stores.some((st) => st.trusted.some((s) => contains(s, segment, hashes)));
+    const hits: StoredSource[] = [];
+    for (const st of stores) for (const s of st.tools) if (contains(s, segment, hashes)) hits.push(s);
+    anyUser ||= inUser;
+    if (hits.length === 0) continue;
+    anyTool = true;
+    for (const s of hits) toolSources.add(s);
+    if (!inUser) {
+      tainted = true;
+      for (const s of hits) taintSources.add(s);
+    }
+  }
+  const origin: ArgumentOrigin = anyUser && anyTool ? 'both' : anyUser ? 'user' : anyTool ? 'tool' : 'none';
+  const chosen = [...(tainted ? taintSources : toolSources)]
+    .sort((a, b) => b.seq - a.seq)
+    .slice(0, PROVENANCE_BOUNDS.MAX_SOURCES_PER_LEAF);
+  let instructed = false;
+  if (tainted) for (const s of taintSources) instructed ||= s.instructions;
+  return { origin, tainted, instructed, sources: chosen.map(sourceEntry) };
+}
+
+function contains(source: StoredSource, segment: string, hashes: Int32Array): boolean {
+  return (
+    source.norm.length >= segment.length && source.filter.mayContain(hashes) && source.norm.includes(segment)
+  );
+}
+
+function sourceEntry(s: StoredSource): ProvenanceSource {
+  return s.toolCallId === undefined
+    ? { toolName: s.toolName ?? 'unknown', instructions: s.instructions }
+    : { toolName: s.toolName ?? 'unknown', toolCallId: s.toolCallId, instructions: s.instructions };
+}

@@ -1,0 +1,92 @@
+import { PROVENANCE_BOUNDS } from './bounds';
+import { TrigramFilter } from './trigram-index';
+
+const { MAX_TOOL_CHARS, MAX_TRUSTED_CHARS, MAX_SOURCES, MIN_MATCH_CHARS } = PROVENANCE_BOUNDS;
+
+/** A piece of text that entered the agent's context (docs/provenance.md "Sources"). */
+export interface StoredSource {
+  /** Order of arrival in the client (higher = more recent). */
+  seq: number;
+  trusted: boolean;
+  /** Normal form of the source's text. */
+  norm: string;
+  /** Normal-form characters (code points) counted against the store's budget. */
+  chars: number;
+  filter: TrigramFilter;
+  /** Tool sources only. */
+  toolName?: string;
+  toolCallId?: string;
+  /** Tool sources only: the text carried instructions aimed at the model. */
+  instructions: boolean;
+}
+
+/** What a store holds, for tests and the benchmark. */
+export interface StoreStats {
+  trustedSources: number;
+  toolSources: number;
+  trustedChars: number;
+  toolChars: number;
+  /** Bytes of normal forms (UTF-16) and filters held. */
+  bytes: number;
+}
+
+/**
+ * The sources of one run (or of a session outside runs), bounded as docs/provenance.md "Bounds"
+ * says: at most {@link PROVENANCE_BOUNDS.MAX_TOOL_CHARS} tool and
+ * {@link PROVENANCE_BOUNDS.MAX_TRUSTED_CHARS} trusted normal-form characters (the oldest of the
+ * kind evicted first) and {@link PROVENANCE_BOUNDS.MAX_SOURCES} sources (the oldest tool source
+ * evicted first, the oldest trusted one when no tool source is left). Sources whose normal form
+ * is shorter than {@link PROVENANCE_BOUNDS.MIN_MATCH_CHARS} can contain no segment and are not
+ * kept. Memory is about 3 bytes per kept normal-form character.
+ */
+export class SourceStore {
+  /** Oldest first. */
+  readonly trusted: StoredSource[] = [];
+  /** Oldest first. */
+  readonly tools: StoredSource[] = [];
+  private trustedChars = 0;
+  private toolChars = 0;
+
+  /** Adds a source (already normalised) and evicts what the bounds require. */
+  add(source: Omit<StoredSource, 'filter' | 'chars'> & { chars: number }): void {
+    if (source.chars < MIN_MATCH_CHARS) return;
+    const stored: StoredSource = { ...source, filter: new TrigramFilter(source.norm) };
+    if (stored.trusted) {
+      this.trusted.push(stored);
+      this.trustedChars += stored.chars;
+      while (this.trustedChars > MAX_TRUSTED_CHARS && this.trusted.length > 1) this.evictTrusted();
+    } else {
+      this.tools.push(stored);
+      this.toolChars += stored.chars;
+      while (this.toolChars > MAX_TOOL_CHARS && this.tools.length > 1) this.evictTool();
+    }
+    while (this.trusted.length + this.tools.length > MAX_SOURCES) {
+      if (this.tools.length > 0) this.evictTool();
+      else this.evictTrusted();
+    }
+  }
+
+  /** Totals of what is held. */
+  stats(): StoreStats {
+    let bytes = 0;
+    for (const s of this.trusted) bytes += s.norm.length * 2 + s.filter.bytes;
+    for (const s of this.tools) bytes += s.norm.length * 2 + s.filter.bytes;
+    return {
+      trustedSources: this.trusted.length,
+      toolSources: this.tools.length,
+      trustedChars: this.trustedChars,
+      toolChars: this.toolChars,
+      bytes,
+    };
+  }
+
+  private evictTrusted(): void {
+    const s = this.trusted.shift();
+    if (s) this.trustedChars -= s.chars;
+  }
+
+  private evictTool(): void {
+    const s = this.tools.shift();
+    if (s) this.toolChars -= s.chars;
+  }
+}
