@@ -15,8 +15,8 @@ export interface ArgumentsProvenance {
 /**
  * The origin of every leaf of `args` against the sources of `stores` (docs/provenance.md "Origin
  * of a leaf"). A segment is found in a source when it is a substring of the source's normal form;
- * a trigram filter per source skips the sources that cannot contain it. Cost: per segment, one
- * filter probe per source (≤ 512 per store) and `indexOf` on the candidates.
+ * each store's inverted trigram table and per-source filters skip the sources that cannot contain
+ * it. Cost: per segment and store, a few words ANDed per trigram, then `includes` on the candidates.
  */
 export function matchArguments(stores: readonly SourceStore[], args: unknown): ArgumentsProvenance {
   const { leaves, truncated } = argumentLeaves(args);
@@ -37,9 +37,14 @@ function originOf(stores: readonly SourceStore[], segments: string[]): Omit<Argu
   const toolSources = new Set<StoredSource>();
   for (const segment of segments) {
     const hashes = trigramHashes(segment);
-    const inUser = stores.some((st) => st.trusted.some((s) => contains(s, segment, hashes)));
+    let inUser = false;
     const hits: StoredSource[] = [];
-    for (const st of stores) for (const s of st.tools) if (contains(s, segment, hashes)) hits.push(s);
+    for (const st of stores) {
+      st.forEachContaining(segment, hashes, (s) => {
+        if (s.trusted) inUser = true;
+        else hits.push(s);
+      });
+    }
     anyUser ||= inUser;
     if (hits.length === 0) continue;
     anyTool = true;
@@ -56,12 +61,6 @@ function originOf(stores: readonly SourceStore[], segments: string[]): Omit<Argu
   let instructed = false;
   if (tainted) for (const s of taintSources) instructed ||= s.instructions;
   return { origin, tainted, instructed, sources: chosen.map(sourceEntry) };
-}
-
-function contains(source: StoredSource, segment: string, hashes: Int32Array): boolean {
-  return (
-    source.norm.length >= segment.length && source.filter.mayContain(hashes) && source.norm.includes(segment)
-  );
 }
 
 function sourceEntry(s: StoredSource): ProvenanceSource {

@@ -1,5 +1,6 @@
 import { PROVENANCE_BOUNDS } from './bounds';
-import { TrigramFilter } from './trigram-index';
+import { SlotIndex } from './slot-index';
+import { TrigramFilter, trigramHashes } from './trigram-index';
 
 const { MAX_TOOL_CHARS, MAX_TRUSTED_CHARS, MAX_SOURCES, MIN_MATCH_CHARS } = PROVENANCE_BOUNDS;
 
@@ -13,6 +14,8 @@ export interface StoredSource {
   /** Normal-form characters (code points) counted against the store's budget. */
   chars: number;
   filter: TrigramFilter;
+  /** Slot in the store's {@link SlotIndex}. */
+  slot: number;
   /** Tool sources only. */
   toolName?: string;
   toolCallId?: string;
@@ -37,7 +40,8 @@ export interface StoreStats {
  * kind evicted first) and {@link PROVENANCE_BOUNDS.MAX_SOURCES} sources (the oldest tool source
  * evicted first, the oldest trusted one when no tool source is left). Sources whose normal form
  * is shorter than {@link PROVENANCE_BOUNDS.MIN_MATCH_CHARS} can contain no segment and are not
- * kept. Memory is about 3 bytes per kept normal-form character.
+ * kept. Memory: about 3 bytes per kept normal-form character, plus the inverted trigram table
+ * (≤ 256 KiB).
  */
 export class SourceStore {
   /** Oldest first. */
@@ -46,11 +50,16 @@ export class SourceStore {
   readonly tools: StoredSource[] = [];
   private trustedChars = 0;
   private toolChars = 0;
+  private readonly index = new SlotIndex();
+  private readonly slots: Array<StoredSource | undefined> = [];
 
   /** Adds a source (already normalised) and evicts what the bounds require. */
-  add(source: Omit<StoredSource, 'filter' | 'chars'> & { chars: number }): void {
+  add(source: Omit<StoredSource, 'filter' | 'slot'>): void {
     if (source.chars < MIN_MATCH_CHARS) return;
-    const stored: StoredSource = { ...source, filter: new TrigramFilter(source.norm) };
+    const hashes = trigramHashes(source.norm);
+    const slot = this.index.add(hashes);
+    const stored: StoredSource = { ...source, filter: new TrigramFilter(hashes, source.norm.length), slot };
+    this.slots[slot] = stored;
     if (stored.trusted) {
       this.trusted.push(stored);
       this.trustedChars += stored.chars;
@@ -66,9 +75,23 @@ export class SourceStore {
     }
   }
 
+  /**
+   * Calls `visit` with every source whose normal form contains `segment` (a normal form;
+   * `hashes` = its {@link trigramHashes}): the inverted table picks the candidates, each one's
+   * filter and `String.prototype.includes` confirm.
+   */
+  forEachContaining(segment: string, hashes: Int32Array, visit: (source: StoredSource) => void): void {
+    this.index.candidates(hashes, (slot) => {
+      const s = this.slots[slot];
+      if (s && s.norm.length >= segment.length && s.filter.mayContain(hashes) && s.norm.includes(segment)) {
+        visit(s);
+      }
+    });
+  }
+
   /** Totals of what is held. */
   stats(): StoreStats {
-    let bytes = 0;
+    let bytes = this.index.bytes;
     for (const s of this.trusted) bytes += s.norm.length * 2 + s.filter.bytes;
     for (const s of this.tools) bytes += s.norm.length * 2 + s.filter.bytes;
     return {
@@ -82,11 +105,22 @@ export class SourceStore {
 
   private evictTrusted(): void {
     const s = this.trusted.shift();
-    if (s) this.trustedChars -= s.chars;
+    if (s) {
+      this.trustedChars -= s.chars;
+      this.release(s);
+    }
   }
 
   private evictTool(): void {
     const s = this.tools.shift();
-    if (s) this.toolChars -= s.chars;
+    if (s) {
+      this.toolChars -= s.chars;
+      this.release(s);
+    }
+  }
+
+  private release(s: StoredSource): void {
+    this.slots[s.slot] = undefined;
+    this.index.remove(s.slot);
   }
 }

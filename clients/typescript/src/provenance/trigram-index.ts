@@ -9,15 +9,18 @@ export class TrigramFilter {
   private readonly words: Uint32Array;
   private readonly mask: number;
 
-  /** Builds the filter of `norm` (a normal form). Memory: about `norm.length` bytes. */
-  constructor(norm: string) {
+  /**
+   * Builds the filter of a normal form of `length` UTF-16 units from its trigram hashes
+   * ({@link trigramHashes}). Memory: about `length` bytes.
+   */
+  constructor(hashes: Int32Array, length: number) {
     let bits = 64;
-    const want = norm.length * 8;
+    const want = length * 8;
     while (bits < want) bits *= 2;
     this.mask = bits - 1;
     this.words = new Uint32Array(bits >>> 5);
-    for (let i = 0; i + 2 < norm.length; i += 1) {
-      const h = hash3(norm.charCodeAt(i), norm.charCodeAt(i + 1), norm.charCodeAt(i + 2)) & this.mask;
+    for (let i = 0; i < hashes.length; i += 1) {
+      const h = (hashes[i] as number) & this.mask;
       this.words[h >>> 5] = (this.words[h >>> 5] as number) | (1 << (h & 31));
     }
   }
@@ -38,7 +41,7 @@ export class TrigramFilter {
   }
 }
 
-/** The trigram hashes of a segment (UTF-16 code units; empty below 3 units). */
+/** The trigram hashes of a normal form (UTF-16 code units; empty below 3 units). */
 export function trigramHashes(segment: string): Int32Array {
   const n = Math.max(0, segment.length - 2);
   const out = new Int32Array(n);
