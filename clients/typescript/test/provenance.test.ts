@@ -157,6 +157,15 @@ describe('a tool result named the account', () => {
     expect(argument(sentProvenance()[0], 'to')).toMatchObject({ origin: 'tool', tainted: true });
   });
 
+  it('the dry run guard() sends it too', async () => {
+    const client = make();
+    client.markUntrusted('reply to ceo-office@example.net', { toolName: 'read_inbox' });
+    await client.guard({ tool: { name: 'send_email' }, arguments: { to: 'ceo-office@example.net' } });
+    const [req] = server.requestsTo('/v1/guardrails/evaluate');
+    expect((req!.body as { dryRun: boolean }).dryRun).toBe(true);
+    expect(argument(sentProvenance()[0], 'to')).toMatchObject({ origin: 'tool', tainted: true });
+  });
+
   it("a run's sources are not seen after it returned, nor by another run", async () => {
     const client = make();
     await client.withRun({}, async () => {

@@ -24,7 +24,7 @@ export function matchArguments(stores: readonly SourceStore[], args: unknown): A
   for (const leaf of leaves) {
     const segments = segmentsOf(leafText(leaf.value));
     if (segments.length === 0) continue;
-    out.push({ path: leaf.path, ...originOf(stores, segments) });
+    out.push({ path: wirePath(leaf.path), ...originOf(stores, segments) });
   }
   return { arguments: out, truncated };
 }
@@ -61,6 +61,16 @@ function originOf(stores: readonly SourceStore[], segments: string[]): Omit<Argu
   let instructed = false;
   if (tainted) for (const s of taintSources) instructed ||= s.instructions;
   return { origin, tainted, instructed, sources: chosen.map(sourceEntry) };
+}
+
+/** Longest path the schema takes (`ArgumentProvenance.path`), UTF-16 units. */
+const MAX_PATH_UNITS = 500;
+
+/** The path cut to what the schema takes, never in the middle of a surrogate pair. */
+function wirePath(path: string): string {
+  if (path.length <= MAX_PATH_UNITS) return path;
+  const cut = path.slice(0, MAX_PATH_UNITS);
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut;
 }
 
 function sourceEntry(s: StoredSource): ProvenanceSource {
