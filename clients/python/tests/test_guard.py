@@ -84,6 +84,13 @@ class TestMonitorMode:
             "resource": {"type": "charge", "id": "ch_1", "environment": "production"},
             "riskLevel": "high",
             "arguments": {"amount": 120},
+            "provenance": {
+                "arguments": [
+                    {"path": "amount", "origin": "none", "tainted": False, "instructed": False, "sources": []}
+                ],
+                "session": {"untrustedInstructions": 0},
+                "truncated": False,
+            },
             "dryRun": False,
         }
         ev = evaluated(fake)[0]

@@ -1,10 +1,12 @@
-import type { EventType, GuardDecision, Mode } from '@agent-warden/contracts';
+import type { EventType, GuardDecision, Mode, Provenance } from '@agent-warden/contracts';
 import { createRunStorage } from './context';
 import type { ClientStats, FlushResult } from './flusher';
 import type { GuardCheckResult, GuardInput } from './guard';
 import { createLiveRuntime } from './live';
 import { createNoopRuntime } from './noop';
 import { resolveOptions, type WardenClientOptions } from './options';
+import type { ProvenanceStats, TrustedOptions, UntrustedOrigin } from './provenance';
+import { markTrusted, markUntrusted, provenanceOf } from './provenance-api';
 import type { EndSessionOptions, EventDataOf, StartSessionOptions } from './recorder';
 import { runInRun, type RunContext, type RunOptions } from './runs';
 import { currentScope, type Runtime } from './runtime';
@@ -26,6 +28,7 @@ import {
   type TrackEventOptions,
 } from './track';
 import { errorFields } from './logger';
+import { toJsonObject } from './serialize';
 
 /**
  * The Agent Warden client: registers the agent, records what it does as events (sent in batches
@@ -93,9 +96,18 @@ export class WardenClient {
   /**
    * Makes a session current and emits `agent.session.started` with `inputSummary` / `attributes`.
    * Optional: a session also starts by itself with its first event. Returns the session id.
+   * `inputSummary` is a trusted source seen by every call of the session (docs/provenance.md).
    */
   startSession(options: StartSessionOptions = {}): string {
-    return this.safe('startSession', () => this.rt.recorder.startSession(options), this.sessionId);
+    return this.safe(
+      'startSession',
+      () => {
+        const id = this.rt.recorder.startSession(options);
+        this.rt.provenance.trusted({ sessionId: id }, options.inputSummary, { session: true });
+        return id;
+      },
+      this.sessionId,
+    );
   }
 
   /** Emits `agent.session.ended` (`status` default `completed`) and makes a new session current. */
@@ -149,7 +161,43 @@ export class WardenClient {
    */
   guard(input: GuardInput): Promise<GuardDecision> {
     const scope = currentScope(this.rt);
-    return this.rt.guard.dryRun(input, { sessionId: scope.sessionId, runId: scope.runId });
+    const provenance = this.rt.provenance.provenanceOf(scope, toJsonObject(input.arguments));
+    return this.rt.guard.dryRun(input, { sessionId: scope.sessionId, runId: scope.runId }, provenance);
+  }
+
+  /**
+   * Records `value` as trusted text (docs/provenance.md "Sources", kind `user`), like the user's
+   * request: argument values found in it are not tainted. Strings are read as they are; objects
+   * and arrays as their keys and scalar values. Kept in the current run (the session outside a
+   * run, or with `{ session: true }`). Never throws; does nothing when provenance is off.
+   */
+  markTrusted(value: unknown, options?: TrustedOptions): void {
+    markTrusted(this.rt, currentScope(this.rt), value, options);
+  }
+
+  /**
+   * Records `value` as untrusted text (kind `tool`), like a tool result the client did not see:
+   * `toolName` (default `unknown`) and `toolCallId` (a UUIDv7; another value is ignored) name it
+   * in the provenance of the arguments found in it, and it is checked for instructions aimed at
+   * the model. Never throws; does nothing when provenance is off.
+   */
+  markUntrusted(value: unknown, origin?: UntrustedOrigin): void {
+    markUntrusted(this.rt, currentScope(this.rt), value, origin);
+  }
+
+  /**
+   * The provenance (schema `Provenance`, docs/provenance.md) a guarded call with `args` would
+   * send now in the current run or session: per argument leaf its origin, taint and sources, and
+   * the session's instruction sightings. `undefined` when provenance is off or the client is
+   * disabled. Never throws.
+   */
+  provenanceOf(args: Record<string, unknown>): Provenance | undefined {
+    return provenanceOf(this.rt, currentScope(this.rt), args);
+  }
+
+  /** What provenance tracking holds now (runs, sessions, sources, characters, bytes). */
+  provenanceStats(): ProvenanceStats {
+    return this.rt.provenance.stats();
   }
 
   /** `agent.custom` `{ name, data }` in the current run / session. Returns the event id. Never throws. */

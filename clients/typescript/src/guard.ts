@@ -5,6 +5,7 @@ import {
   type GuardDecision,
   type GuardRequestInput,
   type Mode,
+  type Provenance,
 } from '@agent-warden/contracts';
 import { awaitApproval, type ApprovalDeps } from './approvals';
 import { GuardrailBlockedError, GuardrailUnavailableError, WardenError } from './errors';
@@ -38,6 +39,8 @@ export interface GuardCall {
   what: string;
   scope: EventScope;
   toolCallId?: string;
+  /** Where the arguments came from (docs/provenance.md); sent and put in the evaluated event. */
+  provenance?: Provenance;
 }
 
 /** What a {@link Guard} needs. */
@@ -80,7 +83,7 @@ export class Guard {
     if (this.outage && Date.now() < this.outage.until) return this.unavailable(call, this.outage.cause);
     let decision: GuardDecision;
     try {
-      decision = await this.evaluate(call.input, call.scope, call.toolCallId, false);
+      decision = await this.evaluate(call.input, call.scope, call.toolCallId, false, call.provenance);
     } catch (e) {
       // A retryable failure (service down) opens a short cool-down: the next checks fail fast.
       if (e instanceof WardenError && e.retryable)
@@ -126,8 +129,8 @@ export class Guard {
    * Dry run: evaluates without side effects (no approval, no event) and returns the full decision.
    * Throws the transport's typed errors.
    */
-  dryRun(input: GuardInput, scope: EventScope): Promise<GuardDecision> {
-    return this.evaluate(input, scope, undefined, true);
+  dryRun(input: GuardInput, scope: EventScope, provenance?: Provenance): Promise<GuardDecision> {
+    return this.evaluate(input, scope, undefined, true, provenance);
   }
 
   private async evaluate(
@@ -135,6 +138,7 @@ export class Guard {
     scope: EventScope,
     toolCallId: string | undefined,
     dryRun: boolean,
+    provenance: Provenance | undefined,
   ): Promise<GuardDecision> {
     const ids = await this.deps.identity.ensure();
     return this.deps.api.evaluate({
@@ -146,6 +150,7 @@ export class Guard {
       toolCallId,
       mode: this.deps.mode,
       dryRun,
+      provenance,
     });
   }
 
@@ -190,6 +195,7 @@ export class Guard {
         wouldRequireApproval: decision?.wouldRequireApproval ?? false,
         approvalId: decision?.approval?.id,
         outcome,
+        provenance: call.provenance,
       },
       call.scope,
     );

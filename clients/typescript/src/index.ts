@@ -14,6 +14,7 @@ export { ENV_VARS, DEFAULTS } from './options';
 export type { Logger, LogFields } from './logger';
 export { silentLogger } from './logger';
 export { RunContext, type RunOptions } from './runs';
+export type { TrustedOptions, UntrustedOrigin, ProvenanceStats } from './provenance';
 export type { ToolOptions, ToolCall, RecordToolOptions } from './tools';
 export type { ActionInput, MessageInput, TrackEventOptions } from './track';
 export type { GuardInput, GuardCheckResult, GuardOutcomeKind } from './guard';
@@ -46,4 +47,7 @@ export type {
   Resource,
   EventType,
   AgentEvent,
+  Provenance,
+  ArgumentProvenance,
+  ProvenanceSource,
 } from '@agent-warden/contracts';

@@ -2,6 +2,7 @@ import { WardenApi } from './api';
 import type { RunStorage } from './context';
 import { Flusher, type FlushResult } from './flusher';
 import { Guard } from './guard';
+import { createProvenanceTracker } from './provenance';
 import { errorFields } from './logger';
 import type { ResolvedOptions } from './options';
 import { BoundedQueue } from './queue';
@@ -86,6 +87,7 @@ export function createLiveRuntime(options: ResolvedOptions, storage: RunStorage)
     guard,
     identity: registration,
     storage,
+    provenance: createProvenanceTracker(options.provenance, { logger }),
     flush: () => f.flush(),
     shutdown,
     stats: () => f.stats(),

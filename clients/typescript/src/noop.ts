@@ -2,6 +2,7 @@ import type { Approval, GuardDecision } from '@agent-warden/contracts';
 import type { RunStorage } from './context';
 import type { FlushResult } from './flusher';
 import { Guard } from './guard';
+import { DISABLED_PROVENANCE } from './provenance';
 import type { ResolvedOptions } from './options';
 import { EventRecorder } from './recorder';
 import type { Identity, IdentitySource } from './registration';
@@ -16,7 +17,7 @@ export const DISABLED_IDENTITY: Readonly<Identity> = {
 /**
  * Wiring of the disabled client (`enabled: false`): the same operations, synthetic ids, `ready()`
  * resolves at once, every guard answers `allow` (so every callback runs), and nothing is sent or
- * kept: no HTTP request, no timer, no process hook.
+ * kept: no HTTP request, no timer, no process hook, no provenance (`provenanceOf` gives `undefined`).
  */
 export function createNoopRuntime(options: ResolvedOptions, storage: RunStorage): Runtime {
   const identity: IdentitySource = {
@@ -48,6 +49,7 @@ export function createNoopRuntime(options: ResolvedOptions, storage: RunStorage)
     guard,
     identity,
     storage,
+    provenance: DISABLED_PROVENANCE,
     flush: empty,
     shutdown: empty,
     stats: () => ({ queued: 0, sent: 0, dropped: 0, failed: 0, rejected: 0, retries: 0 }),

@@ -77,6 +77,11 @@ export interface WardenClientOptions {
   logger?: Partial<Logger>;
   /** `fetch` implementation (tests, proxies). Default: the global `fetch` of Node 20+. */
   fetch?: typeof fetch;
+  /**
+   * Track where each argument of a guarded call came from and send it with the evaluation
+   * (docs/provenance.md). Env `WARDEN_PROVENANCE`. Default `true`.
+   */
+  provenance?: boolean;
 }
 
 /** Options after resolution and validation; every field has its final value. */
@@ -101,6 +106,7 @@ export interface ResolvedOptions {
   idFactory: () => string;
   logger: Logger;
   fetch: typeof fetch;
+  provenance: boolean;
 }
 
 /** Environment variables read by {@link resolveOptions}, by option. */
@@ -113,6 +119,7 @@ export const ENV_VARS = {
   maxBatchSize: 'WARDEN_MAX_BATCH_SIZE',
   maxQueueSize: 'WARDEN_MAX_QUEUE_SIZE',
   failMode: 'WARDEN_FAIL_MODE',
+  provenance: 'WARDEN_PROVENANCE',
 } as const;
 
 /** Defaults of the numeric options. */
@@ -135,6 +142,10 @@ type Env = Record<string, string | undefined>;
  */
 export function resolveOptions(options: WardenClientOptions, env: Env = process.env): ResolvedOptions {
   const enabled = options.enabled ?? parseBool('enabled', env[ENV_VARS.enabled]) ?? true;
+  if (options.provenance !== undefined && typeof options.provenance !== 'boolean') {
+    throw new ConfigurationError('provenance', 'must be a boolean');
+  }
+  const provenance = options.provenance ?? parseBool('provenance', env[ENV_VARS.provenance]) ?? true;
   const mode =
     oneOf('mode', options.mode ?? envString(env, 'mode'), ['monitor', 'enforce'] as const) ?? 'monitor';
   const failMode =
@@ -206,6 +217,7 @@ export function resolveOptions(options: WardenClientOptions, env: Env = process.
     idFactory: options.idFactory ?? newId,
     logger: options.logger ? safeLogger(options.logger) : defaultLogger(),
     fetch: fetchImpl,
+    provenance,
   };
 }
 

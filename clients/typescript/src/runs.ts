@@ -1,6 +1,8 @@
-import { isUuidV7, type EventType } from '@agent-warden/contracts';
+import { isUuidV7, type EventType, type Provenance } from '@agent-warden/contracts';
 import type { Scope } from './context';
 import type { GuardCheckResult, GuardInput } from './guard';
+import { markTrusted, markUntrusted, provenanceOf } from './provenance-api';
+import type { TrustedOptions, UntrustedOrigin } from './provenance';
 import type { EventDataOf } from './recorder';
 import type { Runtime } from './runtime';
 import { toJsonObject, truncate } from './serialize';
@@ -106,13 +108,29 @@ export class RunContext {
   trackEvent<T extends EventType>(type: T, data: EventDataOf<T>, options?: TrackEventOptions): string {
     return trackEvent(this.rt, this.scope, type, data, options);
   }
+
+  /** `markTrusted` in this run; see `WardenClient.markTrusted`. */
+  markTrusted(value: unknown, options?: TrustedOptions): void {
+    markTrusted(this.rt, this.scope, value, options);
+  }
+
+  /** `markUntrusted` in this run; see `WardenClient.markUntrusted`. */
+  markUntrusted(value: unknown, origin?: UntrustedOrigin): void {
+    markUntrusted(this.rt, this.scope, value, origin);
+  }
+
+  /** `provenanceOf` in this run; see `WardenClient.provenanceOf`. */
+  provenanceOf(args: Record<string, unknown>): Provenance | undefined {
+    return provenanceOf(this.rt, this.scope, args);
+  }
 }
 
 /**
  * Emits `agent.run.started`, runs `callback` in the run's async context, emits
  * `agent.run.completed` (`succeeded`; `failed` with the error; `cancelled` after `run.cancel()` or
  * an `AbortError`; with `durationMs` and `outputSummary`), then awaits a flush before returning the
- * callback's value or rethrowing its error. A run inside a run is its child (`parentId` = the
+ * callback's value or rethrowing its error. The run's `inputSummary` is a trusted source of the run
+ * (docs/provenance.md); the run's sources are dropped when it returns. A run inside a run is its child (`parentId` = the
  * parent's `agent.run.started` id) in the same session.
  */
 export async function runInRun<T>(
@@ -134,6 +152,8 @@ export async function runInRun<T>(
     { sessionId, runId, parentId: parent.runId ? parent.runStartedEventId : undefined },
   );
   const scope: Scope = { sessionId, runId, runStartedEventId: startedId };
+  rt.provenance.openRun(scope, parent.runId);
+  rt.provenance.trusted(scope, options.inputSummary);
   const run = new RunContext(rt, scope, name);
   const t0 = performance.now();
   let status: 'succeeded' | 'failed' | 'cancelled' = 'succeeded';
@@ -153,6 +173,7 @@ export async function runInRun<T>(
       { status, outputSummary: truncate(run.outputSummary, 10_000), error, durationMs: elapsedMs(t0) },
       { sessionId, runId, parentId: startedId },
     );
+    rt.provenance.closeRun(runId);
     await rt.flush();
   }
 }

@@ -3,6 +3,7 @@ import type { ClientStats, FlushResult } from './flusher';
 import type { Guard } from './guard';
 import type { Logger } from './logger';
 import type { ResolvedOptions } from './options';
+import type { ProvenanceTracker } from './provenance';
 import type { EventRecorder } from './recorder';
 import type { IdentitySource } from './registration';
 
@@ -17,6 +18,8 @@ export interface Runtime {
   readonly guard: Guard;
   readonly identity: IdentitySource;
   readonly storage: RunStorage;
+  /** Where arguments came from (docs/provenance.md); a tracker that keeps nothing when off. */
+  readonly provenance: ProvenanceTracker;
   /** Sends what is queued; never rejects. */
   flush(): Promise<FlushResult>;
   /** Stops the timer and sends the rest; never rejects. */

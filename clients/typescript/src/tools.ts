@@ -50,9 +50,11 @@ export interface RecordToolOptions extends Omit<ToolOptions, 'guard'> {
 }
 
 /**
- * Guards (unless `guard: false`), then runs `callback` between `agent.tool.started` and
+ * Guards (unless `guard: false`; the evaluation carries the arguments' provenance,
+ * docs/provenance.md), then runs `callback` between `agent.tool.started` and
  * `agent.tool.completed` (result, durationMs) or `agent.tool.failed` (error, durationMs; the error
- * is rethrown). Guard errors (`GuardrailBlockedError`, `ApprovalDeniedError`,
+ * is rethrown). The result (or the error's message) is recorded as an untrusted source of this
+ * tool call. Guard errors (`GuardrailBlockedError`, `ApprovalDeniedError`,
  * `ApprovalTimeoutError`, `GuardrailUnavailableError`) are thrown before the callback runs.
  */
 export async function runTool<T>(
@@ -74,7 +76,14 @@ export async function runTool<T>(
       riskLevel: options.riskLevel,
       arguments: args,
     };
-    const checked = await rt.guard.check({ input, what: `tool ${name}`, scope: eventScope, toolCallId });
+    const provenance = rt.provenance.provenanceOf(scope, args);
+    const checked = await rt.guard.check({
+      input,
+      what: `tool ${name}`,
+      scope: eventScope,
+      toolCallId,
+      provenance,
+    });
     call.decision = checked.decision;
     call.approval = checked.approval;
   }
@@ -97,14 +106,13 @@ export async function runTool<T>(
     result = await callback(call);
   } catch (e) {
     const durationMs = elapsedMs(t0);
-    rt.recorder.emit(
-      'agent.tool.failed',
-      { toolCallId, toolName: name, error: errorInfo(e), durationMs },
-      after,
-    );
+    const error = errorInfo(e);
+    rt.recorder.emit('agent.tool.failed', { toolCallId, toolName: name, error, durationMs }, after);
+    rt.provenance.untrusted(scope, error.message, { toolName: name, toolCallId });
     throw e;
   }
   const durationMs = elapsedMs(t0);
+  rt.provenance.untrusted(scope, result, { toolName: name, toolCallId });
   rt.recorder.emit(
     'agent.tool.completed',
     { toolCallId, toolName: name, result: toJsonSafe(result), durationMs },
@@ -113,7 +121,10 @@ export async function runTool<T>(
   return result;
 }
 
-/** Records a finished tool call without running or guarding it: `started`, then `completed` or `failed`. Returns the toolCallId. */
+/**
+ * Records a finished tool call without running or guarding it: `started`, then `completed` or
+ * `failed`; its result (or error message) becomes an untrusted source. Returns the toolCallId.
+ */
 export function recordTool(rt: Runtime, scope: Scope, options: RecordToolOptions): string {
   const name = toolName(options.name);
   const toolCallId = callId(rt, options.toolCallId);
@@ -133,12 +144,11 @@ export function recordTool(rt: Runtime, scope: Scope, options: RecordToolOptions
   const durationMs = Math.max(0, Number(options.durationMs) || 0);
   const after = { ...eventScope, parentId: startedId };
   if (options.error !== undefined) {
-    rt.recorder.emit(
-      'agent.tool.failed',
-      { toolCallId, toolName: name, error: errorInfo(options.error), durationMs },
-      after,
-    );
+    const error = errorInfo(options.error);
+    rt.recorder.emit('agent.tool.failed', { toolCallId, toolName: name, error, durationMs }, after);
+    rt.provenance.untrusted(scope, error.message, { toolName: name, toolCallId });
   } else {
+    rt.provenance.untrusted(scope, options.result, { toolName: name, toolCallId });
     rt.recorder.emit(
       'agent.tool.completed',
       { toolCallId, toolName: name, result: toJsonSafe(options.result), durationMs },
@@ -166,6 +176,7 @@ export async function runGuarded<T>(
     input: safeInput,
     what: label,
     scope: { sessionId: scope.sessionId, runId: scope.runId },
+    provenance: rt.provenance.provenanceOf(scope, safeInput.arguments),
   });
   return callback(checked);
 }

@@ -25,6 +25,13 @@ export interface MessageInput {
   role: 'system' | 'user' | 'assistant' | 'tool';
   /** Text (≤ 100,000 characters; longer is cut and the event marked `truncated`). */
   content: string;
+  /**
+   * `role: 'tool'` only: the tool whose output this is, named in the provenance of arguments
+   * found in it (docs/provenance.md). Not part of the event. Default `unknown`.
+   */
+  toolName?: string;
+  /** `role: 'tool'` only: id (UUIDv7) of that tool call. Not part of the event. */
+  toolCallId?: string;
 }
 
 /** Optional placement of a generic event. */
@@ -63,11 +70,19 @@ export function trackAction(rt: Runtime, scope: Scope, action: ActionInput): str
   );
 }
 
-/** `agent.message.logged` (content cut to 100,000 characters, then `truncated: true`). Returns the event id. Never throws. */
+/**
+ * `agent.message.logged` (content cut to 100,000 characters, then `truncated: true`). A `user`
+ * message is a trusted source, a `tool` message an untrusted one (docs/provenance.md). Returns the
+ * event id. Never throws.
+ */
 export function trackMessage(rt: Runtime, scope: Scope, message: MessageInput): string {
   return guarded(rt, 'agent.message.logged', () => {
     const content =
       typeof message.content === 'string' ? message.content : JSON.stringify(toJsonSafe(message.content));
+    if (message.role === 'user') rt.provenance.trusted(scope, content);
+    else if (message.role === 'tool') {
+      rt.provenance.untrusted(scope, content, { toolName: message.toolName, toolCallId: message.toolCallId });
+    }
     const cut = content.length > MAX_MESSAGE_CHARS;
     return rt.recorder.emit(
       'agent.message.logged',

@@ -116,6 +116,12 @@ describe('monitor mode', () => {
       resource: { type: 'file', id: '/etc/hosts', environment: 'prod' },
       riskLevel: 'low',
       arguments: { path: '/etc/hosts' },
+      // Nothing entered the run: the model wrote the path (docs/provenance.md).
+      provenance: {
+        arguments: [{ path: 'path', origin: 'none', tainted: false, instructed: false, sources: [] }],
+        session: { untrustedInstructions: 0 },
+        truncated: false,
+      },
     });
     expect(evaluated('files.read')[0]!.data.evaluationId).toEqual(expect.any(String));
     // The tool call's id is the idempotency key: a retry after a lost answer records one evaluation.

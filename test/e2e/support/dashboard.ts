@@ -78,5 +78,5 @@ export async function signIn(page: Page, baseUrl: string, who: Person): Promise<
   await page.getByLabel('Email').fill(who.email);
   await page.getByLabel('Password').fill(who.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+  await page.getByRole('heading', { name: 'Sessions', exact: true }).waitFor();
 }

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable, Mapping, Optional, Sequence, TypeVar, Union, overload
+from typing import Any, Callable, Dict, Mapping, Optional, Sequence, TypeVar, Union, overload
+
+from ._context import Scope
 
 from ._logging import LoggerLike, error_fields
 from ._models import ClientStats, FlushResult, GuardDecision
@@ -11,7 +13,8 @@ from ._options import AgentLike, CapabilityLike, VersionLike, resolve_options
 from ._runtime import LiveRuntime, NoopRuntime, Runtime
 from ._runs import RunContext, RunSpan
 from ._tools import GuardSpan, ToolSpan, guard_input
-from ._track import record_tool, track_action, track_custom, track_event, track_message
+from ._serialize import to_json_object
+from ._track import mark_untrusted, record_tool, track_action, track_custom, track_event, track_message
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -41,6 +44,7 @@ class _ClientBase:
         approval_timeout_ms: Optional[int] = None,
         session_id: Optional[str] = None,
         logger: Optional[LoggerLike] = None,
+        provenance: Optional[bool] = None,
     ) -> None:
         """Resolves and validates the options (argument, then ``WARDEN_*`` environment variable,
         then default) and, when enabled, starts registration (``POST /v1/agents/identify``, then the
@@ -68,6 +72,7 @@ class _ClientBase:
             approval_timeout_ms=approval_timeout_ms,
             session_id=session_id,
             logger=logger,
+            provenance=provenance,
         )
         self._rt: Runtime = LiveRuntime(options) if options.enabled else NoopRuntime(options)
 
@@ -115,18 +120,24 @@ class _ClientBase:
         attributes: Optional[Mapping[str, Any]] = None,
     ) -> str:
         """Makes a session current and emits ``agent.session.started`` (otherwise a session starts
-        by itself with its first event). Returns the session id. Never raises."""
+        by itself with its first event). Returns the session id. ``input_summary`` (the user's
+        request) is a trusted source of provenance for the session's calls. Never raises."""
         try:
-            return self._rt.recorder.start_session(session_id, input_summary, attributes)
+            started = self._rt.recorder.start_session(session_id, input_summary, attributes)
+            self._rt.note_trusted(Scope(started), input_summary)
+            return started
         except Exception as e:  # pragma: no cover - defensive
             self._rt.log.error("warden start_session failed", **error_fields(e))
             return self.session_id
 
     def end_session(self, status: str = "completed", *, output_summary: Optional[str] = None) -> None:
         """Emits ``agent.session.ended`` (``completed`` / ``failed`` / ``cancelled``) and makes a
-        new session current. Never raises."""
+        new session current. The sources of the session's calls outside runs are dropped. Never raises."""
         try:
+            ended = self._rt.recorder.session_id
             self._rt.recorder.end_session(status, output_summary)
+            if self._rt.provenance is not None:
+                self._rt.provenance.close_session(ended)
         except Exception as e:  # pragma: no cover - defensive
             self._rt.log.error("warden end_session failed", **error_fields(e))
 
@@ -304,6 +315,32 @@ class _ClientBase:
         """Any contract event type with its ``data`` (camelCase wire fields). Returns the event id."""
         return track_event(self._rt, self._rt.current_scope(), type, data, run_id=run_id, parent_id=parent_id)
 
+    # -- provenance (docs/provenance.md) -----------------------------------------------------------
+
+    def mark_trusted(self, value: Any) -> None:
+        """Records ``value`` as trusted in the current run (else the session): text the user
+        typed or vouches for, beyond ``input_summary`` and user messages. A string, number,
+        mapping or sequence (its keys and values count). A value of a guarded call's arguments found
+        in it is not tainted. Never raises."""
+        self._rt.note_trusted(self._rt.current_scope(), value)
+
+    def mark_untrusted(self, value: Any, tool_name: Optional[str] = None, tool_call_id: Optional[str] = None) -> None:
+        """Records ``value`` as untrusted tool output in the current run (else the session),
+        beyond what ``with_tool``, ``record_tool`` and tool messages record: a web page read
+        outside a tool, a retrieved document. ``tool_name`` (default ``unnamed``) and
+        ``tool_call_id`` (a UUIDv7; another value is logged and left out) name it in the provenance.
+        It is checked for instructions aimed at the model. Never raises."""
+        mark_untrusted(self._rt, self._rt.current_scope(), value, tool_name, tool_call_id)
+
+    def provenance_of(self, arguments: Optional[Mapping[str, Any]]) -> Optional[Dict[str, Any]]:
+        """What a guarded call with ``arguments`` made now, in the current run, would send as
+        ``provenance`` (the wire ``Provenance``, camelCase): ``{"arguments": [{"path", "origin"
+        ("user" / "tool" / "both" / "none"), "tainted", "instructed", "sources": [{"toolName",
+        "toolCallId"?, "instructions"}]}], "session": {"untrustedInstructions", "lastInstruction"?},
+        "truncated"}``. None when provenance is off (``provenance=False``, or the disabled
+        client). Never raises."""
+        return self._rt.provenance_of(self._rt.current_scope(), to_json_object(arguments) or {})
+
     def stats(self) -> ClientStats:
         """Totals since construction: ``queued, sent, dropped, failed, rejected, retries``."""
         return self._rt.stats()
@@ -347,7 +384,9 @@ class WardenClient(_ClientBase):
         ``matched_guardrails``, ``would_block``, ``would_require_approval``) in the client's mode,
         without side effects (no approval, no event). Raises the transport's typed errors."""
         body = guard_input(action=action, tool=tool, resource=resource, risk_level=risk_level, arguments=arguments)
-        return self._rt.guard.dry_run(body, self._rt.current_scope())
+        scope = self._rt.current_scope()
+        body["provenance"] = self._rt.provenance_of(scope, body.get("arguments") or {})
+        return self._rt.guard.dry_run(body, scope)
 
     def flush(self, timeout: Optional[float] = None) -> FlushResult:
         """Sends what is queued (at most ``max_batch_size`` events a request) and reports what this
@@ -400,6 +439,7 @@ class AsyncWardenClient(_ClientBase):
         """See :meth:`WardenClient.guard`."""
         body = guard_input(action=action, tool=tool, resource=resource, risk_level=risk_level, arguments=arguments)
         scope = self._rt.current_scope()
+        body["provenance"] = self._rt.provenance_of(scope, body.get("arguments") or {})
         return await self._blocking(lambda: self._rt.guard.dry_run(body, scope))
 
     async def flush(self, timeout: Optional[float] = None) -> FlushResult:

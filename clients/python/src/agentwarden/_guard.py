@@ -202,6 +202,7 @@ class Guard:
                 "wouldRequireApproval": decision.would_require_approval if decision else False,
                 "approvalId": decision.approval.id if decision and decision.approval else None,
                 "outcome": outcome,
+                "provenance": guard_input.get("provenance"),
             },
             scope.session_id,
             scope.run_id,

@@ -90,6 +90,8 @@ class Options:
     approval_timeout_ms: Optional[int]
     session_id: Optional[str]
     logger: Optional[LoggerLike]
+    #: Track where each argument of a guarded call came from and send it (docs/provenance.md).
+    provenance: bool = True
 
 
 def resolve_options(
@@ -112,6 +114,7 @@ def resolve_options(
     approval_timeout_ms: Optional[int] = None,
     session_id: Optional[str] = None,
     logger: Optional[LoggerLike] = None,
+    provenance: Optional[bool] = None,
     env: Optional[Mapping[str, str]] = None,
 ) -> Options:
     """Resolves every option (argument, then environment variable, then default) and validates it.
@@ -174,6 +177,8 @@ def resolve_options(
             raise ConfigurationError("agent.key", "is required: 1-128 letters, digits and . _ : / - only")
     if session_id is not None and not is_uuid7(session_id):
         raise ConfigurationError("session_id", "must be a UUIDv7 (use agentwarden.uuid7())")
+    if provenance is not None and not isinstance(provenance, bool):
+        raise ConfigurationError("provenance", f"expected True or False, got {provenance!r}")
 
     return Options(
         enabled=is_enabled,
@@ -187,6 +192,7 @@ def resolve_options(
         approval_timeout_ms=approval_timeout_ms,
         session_id=session_id,
         logger=logger,
+        provenance=True if provenance is None else provenance,
         **nums,
     )
 

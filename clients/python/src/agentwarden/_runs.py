@@ -6,13 +6,14 @@ import asyncio
 import functools
 import inspect
 import time
-from typing import TYPE_CHECKING, Any, Mapping, Optional, Tuple, TypeVar, Callable, cast
+from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Tuple, TypeVar, cast
 
 from ._context import Scope
 from ._serialize import to_json_object, truncate
 from ._tools import GuardSpan, ToolSpan, is_cancel
 from ._track import (
     client_id,
+    mark_untrusted,
     elapsed_ms,
     error_info,
     record_tool,
@@ -91,6 +92,18 @@ class RunContext:
         """``track_event`` in this run."""
         return track_event(self._rt, self._scope, type, data, run_id=None, parent_id=parent_id)
 
+    def mark_trusted(self, value: Any) -> None:
+        """``mark_trusted`` in this run; see ``WardenClient.mark_trusted``."""
+        self._rt.note_trusted(self._scope, value)
+
+    def mark_untrusted(self, value: Any, tool_name: Optional[str] = None, tool_call_id: Optional[str] = None) -> None:
+        """``mark_untrusted`` in this run; see ``WardenClient.mark_untrusted``."""
+        mark_untrusted(self._rt, self._scope, value, tool_name, tool_call_id)
+
+    def provenance_of(self, arguments: Optional[Mapping[str, Any]]) -> Optional[Dict[str, Any]]:
+        """``provenance_of`` in this run; see ``WardenClient.provenance_of``."""
+        return self._rt.provenance_of(self._scope, to_json_object(arguments) or {})
+
 
 class RunSpan:
     """What ``with_run(...)`` returns: ``with`` / ``async with`` it (yields a :class:`RunContext`),
@@ -141,6 +154,9 @@ class RunSpan:
         scope = Scope(parent.session_id, run_id, started_id)
         run = RunContext(rt, scope, name)
         run._scope = scope = scope._replace(run=run)
+        if rt.provenance is not None:  # the run's sources: dropped when it ends (docs/provenance.md)
+            rt.provenance.open_run(run_id, parent.run_id)
+            rt.note_trusted(scope, self._input_summary)
         token = rt.scope_var.set(scope)
         self._state = (run, token, time.perf_counter(), started_id)
         return run
@@ -166,6 +182,8 @@ class RunSpan:
             run.run_id,
             started_id,
         )
+        if self._rt.provenance is not None:
+            self._rt.provenance.close_run(run.run_id)
         try:
             self._rt.scope_var.reset(token)
         except ValueError:  # exited in another context than entered: restore the parent run

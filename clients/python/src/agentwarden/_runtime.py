@@ -18,6 +18,7 @@ from ._guard import Guard
 from ._logging import Log, error_fields
 from ._models import Approval, ClientStats, FlushResult, GuardDecision
 from ._options import Options
+from ._provenance import Provenance, ProvenanceTracker
 from ._queue import BoundedQueue
 from ._recorder import EventRecorder, now_iso
 from ._registration import Identity, IdentitySource, Registration, StaticIdentity
@@ -47,6 +48,9 @@ class Runtime:
         self.recorder: EventRecorder
         self.guard: Guard
         self.identity: IdentitySource
+        #: Where the arguments of guarded calls came from (None: option ``provenance=False``, or
+        #: the disabled client).
+        self.provenance: Optional[ProvenanceTracker] = None
 
     def current_scope(self) -> Scope:
         """The scope of the code running now: the current run, else the current session."""
@@ -60,6 +64,40 @@ class Runtime:
                 self._executor = ThreadPoolExecutor(max_workers=IO_THREADS, thread_name_prefix="agentwarden-io")
                 self._executor_pid = os.getpid()
             return self._executor
+
+    # -- provenance (docs/provenance.md); never raises into the agent ---------------------------------
+
+    def note_trusted(self, scope: Scope, value: Any) -> None:
+        """Records ``value`` as trusted text of ``scope`` (the user's request, a user message)."""
+        tracker = self.provenance
+        if tracker is None or value is None:
+            return
+        try:
+            tracker.add_trusted(scope.session_id, scope.run_id, value)
+        except Exception as e:  # pragma: no cover - defensive
+            self.log.error("warden could not record a trusted source", **error_fields(e))
+
+    def note_tool(self, scope: Scope, value: Any, tool_name: Optional[str], tool_call_id: Optional[str]) -> None:
+        """Records ``value`` as untrusted output of ``tool_name`` (call ``tool_call_id``) in ``scope``."""
+        tracker = self.provenance
+        if tracker is None or value is None:
+            return
+        try:
+            tracker.add_tool(scope.session_id, scope.run_id, value, tool_name, tool_call_id)
+        except Exception as e:  # pragma: no cover - defensive
+            self.log.error("warden could not record a tool source", **error_fields(e))
+
+    def provenance_of(self, scope: Scope, arguments: Any) -> Optional[Provenance]:
+        """The wire ``provenance`` of ``arguments`` (JSON-safe) for a call in ``scope``; None when
+        provenance is off or could not be computed (logged)."""
+        tracker = self.provenance
+        if tracker is None:
+            return None
+        try:
+            return tracker.provenance(scope.session_id, scope.run_id, arguments)
+        except Exception as e:  # pragma: no cover - defensive
+            self.log.error("warden could not compute provenance", **error_fields(e))
+            return None
 
     def flush(self, timeout: Optional[float] = None) -> FlushResult:  # pragma: no cover - interface
         raise NotImplementedError
@@ -121,6 +159,11 @@ class LiveRuntime(Runtime):
             fail_mode=options.fail_mode,
             approval_timeout_ms=options.approval_timeout_ms,
         )
+        if options.provenance:
+            try:
+                self.provenance = ProvenanceTracker()
+            except Exception as e:  # the shipped rules file is unreadable: run without provenance
+                self.log.error("warden provenance disabled: instruction rules unreadable", **error_fields(e))
         self._shut_down = False
         self._shutdown_lock = threading.Lock()
         self.registration.start()
@@ -169,6 +212,8 @@ class LiveRuntime(Runtime):
         self.flusher.after_fork_in_child()
         self.registration.after_fork_in_child()
         self.recorder.after_fork_in_child()
+        if self.provenance is not None:
+            self.provenance.after_fork_in_child()
 
 
 class NoopRuntime(Runtime):

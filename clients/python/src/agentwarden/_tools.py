@@ -137,6 +137,7 @@ class ToolSpan:
                     "resource": resource,
                     "riskLevel": self._risk_level,
                     "arguments": args,
+                    "provenance": rt.provenance_of(scope, args or {}),
                 },
                 f"tool {name}",
                 scope,
@@ -169,6 +170,8 @@ class ToolSpan:
         call, scope, started_id, t0 = self._state
         self._state = None
         duration = elapsed_ms(t0)
+        # What the tool returned (or its error's message) enters the agent's context: untrusted.
+        self._rt.note_tool(scope, call.result if exc is None else str(exc), call.name, call.tool_call_id)
         if exc is None:
             self._rt.recorder.emit(
                 "agent.tool.completed",
@@ -308,7 +311,9 @@ class GuardSpan:
         action = self._input.get("action") or {}
         what = f"tool {tool['name']}" if tool else f"action {action.get('name') or action.get('type') or 'unnamed'}"
         scope = self._scope or self._rt.current_scope()
-        return self._rt.guard.check(self._input, what, scope, None, self._cancel)
+        checked = dict(self._input)
+        checked["provenance"] = self._rt.provenance_of(scope, self._input.get("arguments") or {})
+        return self._rt.guard.check(checked, what, scope, None, self._cancel)
 
     def __enter__(self) -> GuardCheckResult:
         return self._check()

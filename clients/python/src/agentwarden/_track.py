@@ -114,9 +114,12 @@ def record_tool(
     except (TypeError, ValueError):
         duration = 0.0
     if error is not None:
-        data = {"toolCallId": call_id, "toolName": tool, "error": error_info(error), "durationMs": duration}
+        info = error_info(error)
+        rt.note_tool(scope, info["message"], tool, call_id)
+        data = {"toolCallId": call_id, "toolName": tool, "error": info, "durationMs": duration}
         rt.recorder.emit("agent.tool.failed", data, scope.session_id, scope.run_id, started_id)
     else:
+        rt.note_tool(scope, result, tool, call_id)
         data = {"toolCallId": call_id, "toolName": tool, "result": to_json_safe(result), "durationMs": duration}
         rt.recorder.emit("agent.tool.completed", data, scope.session_id, scope.run_id, started_id)
     return call_id
@@ -161,7 +164,13 @@ def track_action(
 
 @_never_raises("agent.message.logged")
 def track_message(rt: "Runtime", scope: Scope, role: str, content: Any) -> str:
-    """``agent.message.logged`` (content cut to 100,000 characters, then ``truncated: True``)."""
+    """``agent.message.logged`` (content cut to 100,000 characters, then ``truncated: True``). A
+    ``user`` message is a trusted source of provenance, a ``tool`` message an untrusted one
+    (docs/provenance.md "Sources")."""
+    if role == "user":
+        rt.note_trusted(scope, content)
+    elif role == "tool":
+        rt.note_tool(scope, content, None, None)
     text = content if isinstance(content, str) else json.dumps(to_json_safe(content))
     cut = len(text) > MAX_MESSAGE_CHARS
     return rt.recorder.emit(
@@ -186,3 +195,12 @@ def track_event(
     service validates it; a wrong payload is counted in ``flush().rejected``."""
     safe = to_json_object(data) or {}
     return rt.recorder.emit(type, safe, scope.session_id, run_id or scope.run_id, parent_id)
+
+
+def mark_untrusted(rt: "Runtime", scope: Scope, value: Any, name: Optional[str], tool_call_id: Optional[str]) -> None:
+    """Records ``value`` as untrusted tool output (docs/provenance.md "Sources"). A ``tool_call_id``
+    that is not a UUIDv7 is logged and left out (the wire accepts only UUIDv7 call ids)."""
+    if tool_call_id is not None and not is_uuid7(tool_call_id):
+        rt.log.warning("warden tool_call_id is not a UUIDv7, left out of provenance", tool_call_id=tool_call_id)
+        tool_call_id = None
+    rt.note_tool(scope, value, tool_name(name), tool_call_id)

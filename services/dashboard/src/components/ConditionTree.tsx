@@ -1,6 +1,16 @@
 import { useEffect, useState } from 'react';
 import type { MatchNode, PolicyOperator } from '../api/types';
 import { formatValue, isLeaf, parseValue, POLICY_FIELDS, type Operand } from '../lib/policy';
+import {
+  argumentPathOf,
+  fieldHelp,
+  ORIGIN_HELP,
+  ORIGINS,
+  originsOf,
+  PROVENANCE_ARGUMENTS,
+  withField,
+  withOrigins,
+} from '../lib/policy-fields';
 import { useOperators } from '../lib/policy-operators';
 
 type Path = (string | number)[];
@@ -30,11 +40,12 @@ export function ConditionTree({
       />
       <datalist id="policy-fields">
         {POLICY_FIELDS.map((f) => (
-          <option key={f} value={f} />
+          <option key={f} value={f} label={fieldHelp(f)?.text} />
         ))}
         <option value="arguments.command" />
         <option value="arguments.url" />
         <option value="arguments.path" />
+        <option value={PROVENANCE_ARGUMENTS} label="where an argument came from: user, tool, both or none" />
       </datalist>
     </div>
   );
@@ -85,6 +96,8 @@ function NodeEditor({
     const operandOf = (op: string): Operand => operators.find((o) => o.name === op)?.operand;
     const current = operators.find((o) => o.name === leaf.op);
     const set = (patch: Partial<typeof leaf>) => onSet(path, { ...leaf, ...patch } as MatchNode);
+    const help = fieldHelp(leaf.field);
+    const argPath = argumentPathOf(leaf.field);
     return (
       <div className="cond-leaf">
         <div className="cond-fields">
@@ -93,7 +106,7 @@ function NodeEditor({
             list="policy-fields"
             value={leaf.field}
             placeholder="tool.name or arguments.path"
-            onChange={(e) => set({ field: e.target.value })}
+            onChange={(e) => onSet(path, withField(leaf, e.target.value) as MatchNode)}
             className={errors.has(key([...path, 'field'])) ? 'invalid' : ''}
           />
           <select
@@ -113,7 +126,13 @@ function NodeEditor({
               </option>
             ))}
           </select>
-          {current?.operand === 'flag' ? (
+          {argPath !== undefined && (leaf.op === 'eq' || leaf.op === 'in') ? (
+            <OriginPicker
+              chosen={originsOf(leaf.op, leaf.value)}
+              invalid={errors.has(key([...path, 'value']))}
+              onChange={(origins) => set(withOrigins(leaf.op, origins))}
+            />
+          ) : current?.operand === 'flag' ? (
             <select
               aria-label="Value"
               value={String(leaf.value !== false)}
@@ -125,6 +144,7 @@ function NodeEditor({
           ) : (
             <ValueInput
               operator={current}
+              count={help?.kind === 'count'}
               value={leaf.value}
               invalid={errors.has(key([...path, 'value']))}
               onChange={(value) => set({ value })}
@@ -140,6 +160,23 @@ function NodeEditor({
             </button>
           )}
         </div>
+        {argPath !== undefined && (
+          <label className="inline small cond-arg-path">
+            Argument path <span className="mono muted">{PROVENANCE_ARGUMENTS}</span>
+            <input
+              aria-label="Argument path"
+              value={argPath}
+              placeholder="recipient or recipients.0"
+              onChange={(e) => set({ field: PROVENANCE_ARGUMENTS + e.target.value })}
+              className={errors.has(key([...path, 'field'])) ? 'invalid mono' : 'mono'}
+            />
+          </label>
+        )}
+        {help && (
+          <div className="muted small field-help" data-testid="field-help">
+            {help.text}
+          </div>
+        )}
         <FieldError errors={errors} path={path} />
         <FieldError errors={errors} path={[...path, 'field']} />
         <FieldError errors={errors} path={[...path, 'op']} />
@@ -211,14 +248,55 @@ function NodeEditor({
   );
 }
 
-/** The value text as typed (kept while typing), parsed on each change. */
+/** The origins of a `provenance.arguments.<path>` condition, one checkbox each. */
+function OriginPicker({
+  chosen,
+  invalid,
+  onChange,
+}: {
+  chosen: readonly string[];
+  invalid: boolean;
+  onChange: (origins: (typeof ORIGINS)[number][]) => void;
+}) {
+  return (
+    <div
+      className={invalid ? 'origin-picker invalid grow' : 'origin-picker grow'}
+      role="group"
+      aria-label="Origins"
+    >
+      {ORIGINS.map((o) => (
+        <label key={o} className="inline check small" title={ORIGIN_HELP[o]}>
+          <input
+            type="checkbox"
+            checked={chosen.includes(o)}
+            onChange={(e) =>
+              onChange(
+                e.target.checked
+                  ? [...ORIGINS.filter((x) => chosen.includes(x)), o]
+                  : ORIGINS.filter((x) => x !== o && chosen.includes(x)),
+              )
+            }
+          />{' '}
+          {o}
+        </label>
+      ))}
+    </div>
+  );
+}
+
+/**
+ * The value text as typed (kept while typing), parsed on each change. `count`: the field is a
+ * count (`provenance.tainted` …), so a single value is a number input (≥ 0).
+ */
 function ValueInput({
   operator,
+  count,
   value,
   invalid,
   onChange,
 }: {
   operator: PolicyOperator | undefined;
+  count?: boolean;
   value: unknown;
   invalid: boolean;
   onChange: (v: unknown) => void;
@@ -233,6 +311,9 @@ function ValueInput({
   return (
     <input
       aria-label="Value"
+      {...(count && (operand === 'number' || operand === 'scalar')
+        ? { type: 'number', min: 0, step: 1 }
+        : {})}
       value={text}
       placeholder={
         Array.isArray(example) ? example.join(', ') : example === undefined ? 'value' : formatValue(example)

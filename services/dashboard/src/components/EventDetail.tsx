@@ -2,20 +2,36 @@ import type { ReactNode } from 'react';
 import type { Run, WardenEvent } from '../api/types';
 import { describeEvent } from '../lib/events';
 import { dateTime, duration } from '../lib/format';
+import { linkProvenance } from '../lib/provenance';
 import type { ToolCall } from '../lib/timeline';
+import { ProvenanceView } from './ProvenanceView';
 import { Badge, DecisionBadge, JsonView, StatusBadge } from './ui';
 
 type Data = Record<string, unknown>;
 
-/** The selected event of a replay: what it says, its tool call (arguments, result, error, duration, decision) and its JSON. */
+const NO_CALLS: ReadonlyMap<string, ToolCall> = new Map();
+
+/** What {@link GuardBody} needs to show and link an evaluation's provenance. */
+interface Linking {
+  calls: ReadonlyMap<string, ToolCall>;
+  onJump: (eventId: string) => void;
+}
+
+/**
+ * The selected event of a replay: what it says, its tool call (arguments, result, error, duration,
+ * decision and the decision's provenance) and its JSON. `calls` (the session's tool calls) links
+ * provenance sources to their tool results' events; `onJump` selects an event by id.
+ */
 export function EventDetail({
   event,
   call,
+  calls = NO_CALLS,
   run,
   onJump,
 }: {
   event: WardenEvent;
   call?: ToolCall;
+  calls?: ReadonlyMap<string, ToolCall>;
   run?: Run;
   onJump: (eventId: string) => void;
 }) {
@@ -34,8 +50,8 @@ export function EventDetail({
         {dateTime(event.time)}
         {run && <> · run {run.name ?? run.id.slice(0, 8)}</>}
       </div>
-      {call && <ToolCallCard call={call} current={event.id} onJump={onJump} />}
-      {!call && <TypeBody event={event} d={d} />}
+      {call && <ToolCallCard call={call} calls={calls} current={event.id} onJump={onJump} />}
+      {!call && <TypeBody event={event} d={d} calls={calls} onJump={onJump} />}
       <details className="raw">
         <summary>Full JSON</summary>
         <JsonView value={event} maxHeight={360} />
@@ -53,7 +69,7 @@ function Section({ label, children }: { label: string; children: ReactNode }) {
   );
 }
 
-function TypeBody({ event, d }: { event: WardenEvent; d: Data }) {
+function TypeBody({ event, d, calls, onJump }: { event: WardenEvent; d: Data } & Linking) {
   switch (event.type) {
     case 'agent.message.logged':
       return (
@@ -91,13 +107,15 @@ function TypeBody({ event, d }: { event: WardenEvent; d: Data }) {
         </>
       );
     case 'agent.guardrail.evaluated':
-      return <GuardBody d={d} />;
+      return <GuardBody event={event} calls={calls} onJump={onJump} />;
     default:
       return null;
   }
 }
 
-function GuardBody({ d }: { d: Data }) {
+function GuardBody({ event, calls, onJump }: { event: WardenEvent } & Linking) {
+  const d = (event.data ?? {}) as Data;
+  const provenance = linkProvenance(event, calls);
   const matched =
     (d.matchedGuardrails as {
       policyId: string;
@@ -127,19 +145,30 @@ function GuardBody({ d }: { d: Data }) {
       ) : (
         <div className="muted small">No policy matched: the project's default decision applied.</div>
       )}
+      {provenance && (
+        <Section
+          label={
+            provenance.tainted > 0
+              ? `Provenance · ${provenance.tainted} tainted argument${provenance.tainted === 1 ? '' : 's'}`
+              : 'Provenance'
+          }
+        >
+          <ProvenanceView provenance={provenance} onJump={onJump} />
+        </Section>
+      )}
     </div>
   );
 }
 
 function ToolCallCard({
   call,
+  calls,
   current,
   onJump,
 }: {
   call: ToolCall;
   current: string;
-  onJump: (id: string) => void;
-}) {
+} & Linking) {
   const started = call.started?.data as Data | undefined;
   const done = (call.completed ?? call.failed)?.data as Data | undefined;
   const guard = call.guard?.data as Data | undefined;
@@ -206,7 +235,7 @@ function ToolCallCard({
       )}
       {guard && (
         <Section label="Guardrail decision">
-          <GuardBody d={guard} />
+          <GuardBody event={call.guard!} calls={calls} onJump={onJump} />
         </Section>
       )}
       {call.approvalResolved && (

@@ -176,6 +176,7 @@ export function Replay({
           <EventDetail
             event={current}
             call={callId ? calls.get(callId) : undefined}
+            calls={calls}
             run={runs.find((r) => r.id === current.runId)}
             onJump={jump}
           />

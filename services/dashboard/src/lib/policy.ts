@@ -1,6 +1,10 @@
 import type { MatchNode, PolicyInput, PolicyOperator } from '../api/types';
 
-/** Fields a condition can read (the contracts' POLICY_FIELDS) — `arguments.<path>` is typed in. */
+/**
+ * Fields a condition can read (the contracts' POLICY_FIELDS) — `arguments.<path>` and
+ * `provenance.arguments.<path>` are typed in. The data-flow fields (`provenance.*`,
+ * `session.untrustedInstructions`) have help text in `policy-fields.ts`.
+ */
 export const POLICY_FIELDS = [
   'tool.name',
   'action.type',
@@ -9,6 +13,9 @@ export const POLICY_FIELDS = [
   'resource.environment',
   'riskLevel',
   'agent.key',
+  'provenance.tainted',
+  'provenance.instructed',
+  'session.untrustedInstructions',
 ] as const;
 
 type Leaf = { field: string; op: string; value?: unknown };
