@@ -171,7 +171,10 @@ export async function replayOne(
           // goes on as it went then (evaluating it again would record a second evaluation).
           const outcome = resendGuardEvents(client, earlier);
           if (outcome === 'ran') await client.withTool({ ...tool, guard: false }, run).catch(() => undefined);
-          else count(o, counts, outcome);
+          else {
+            count(o, counts, outcome);
+            seenByTheLoggedAgent(client, step, tool);
+          }
           o.onToolCall?.({ trajectory: t, position, step, outcome });
           continue;
         }
@@ -192,6 +195,7 @@ export async function replayOne(
           if (reason) {
             count(o, counts, reason);
             outcome = reason;
+            seenByTheLoggedAgent(client, step, tool);
           }
           // Logged tool errors are part of the trajectory: recorded as agent.tool.failed, then go on.
         }
@@ -281,6 +285,20 @@ function resendGuardEvents(client: WardenClient, g: EarlierGuardEvents): ToolCal
           : 'approval_expired';
     }
   }
+}
+
+/**
+ * A call enforce mode stopped did not run, but the logged trajectory goes on as the logged agent ran
+ * it, having read the call's logged result: the client is told so (`markUntrusted`, tool output of
+ * that call), so the provenance of the later calls sees what the logged agent saw.
+ */
+function seenByTheLoggedAgent(
+  client: WardenClient,
+  step: TrajectoryStep,
+  tool: { name: string; toolCallId: string },
+): void {
+  const text = step.error ?? step.result;
+  if (text) client.markUntrusted(text, { toolName: tool.name, toolCallId: tool.toolCallId });
 }
 
 function count(o: ReplayOneContext, counts: LabelCounts, reason: string): void {
