@@ -45,6 +45,7 @@ describe('where the instruction rules match (instructionMatcher)', () => {
     const found = findInstructionMatches(text);
     expect(found.map((m) => m.rule)).toEqual([
       'addresses-the-model',
+      'directs-the-model',
       'override-earlier-instructions',
       'moves-data-to-outside-destination',
     ]);
