@@ -3,6 +3,7 @@ import { Decision, JsonObject, RiskLevel, Timestamp, Uuid } from './common';
 import { INT4_MAX } from './json-safety';
 import { Resource } from './events';
 import { MatchNode, PolicyInput } from './policy';
+import { Provenance } from './provenance';
 
 /**
  * Bodies of the policy management API (`/v1/policies…`, `/v1/projects/current/settings`,
@@ -225,6 +226,8 @@ export const PolicyTestInput = z
     resource: Resource.optional(),
     riskLevel: RiskLevel.optional(),
     arguments: JsonObject.optional(),
+    /** Where each argument leaf came from, as a client would send it (docs/provenance.md). */
+    provenance: Provenance.optional(),
     agent: z.object({ key: z.string().max(200) }).optional(),
   })
   .meta({ id: 'PolicyTestInput' });
