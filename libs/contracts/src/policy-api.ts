@@ -305,6 +305,8 @@ export const BacktestMatch = z
     time: Timestamp,
     toolName: z.string().nullable(),
     arguments: JsonObject.nullable(),
+    /** The provenance of the call's stored evaluation (docs/provenance.md), null when it had none. */
+    provenance: Provenance.nullable(),
     reason: z.string(),
   })
   .meta({ id: 'PolicyBacktestMatch' });
@@ -323,6 +325,11 @@ export const BacktestResponse = z
     window: z.object({ from: Timestamp, to: Timestamp }),
     /** Stored tool calls read in the window. */
     scanned: z.number().int(),
+    /**
+     * Of them, the calls whose stored evaluation (same session and `toolCallId`) carried
+     * provenance: data-flow conditions can only hold for these (docs/guardrails.md "Data-flow conditions").
+     */
+    withProvenance: z.number().int(),
     /** Of them, the calls the policy matches. */
     matched: z.number().int(),
     /**
