@@ -52,7 +52,8 @@ interface Node {
   children?: Node[];
   /**
    * The data-flow facts behind the node, for its reason (paths and tools, never values);
-   * undefined when the subtree reads no provenance field. Only called when `test` holds.
+   * undefined when the subtree reads no provenance field. Only called when the policy matched
+   * (a `not` passes its child's facts on, so a leaf's facts never depend on its own test).
    */
   facts: Facts | undefined;
 }

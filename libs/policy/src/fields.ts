@@ -10,7 +10,7 @@ const INDEX_SEGMENT = /^(0|[1-9]\d*)$/;
 /** The fields a condition may name, as a message fragment. */
 export const ALLOWED_FIELDS_TEXT = `${POLICY_FIELDS.join(', ')}, arguments.<path> or provenance.arguments.<path>`;
 
-/** True for the fixed fields and for `arguments.<path>` (the contracts' `PolicyField` rule). */
+/** True for the fixed fields, `arguments.<path>` and `provenance.arguments.<path>` (the contracts' `PolicyField` rule). */
 export function isKnownField(field: string): boolean {
   return PolicyField.safeParse(field).success;
 }
