@@ -149,6 +149,63 @@ describe('data-flow guardrails: evaluate, store, backtest', () => {
     expect((await api('GET', `/v1/evaluations/${newId()}`)).status).toBe(404);
   }, 120_000);
 
+  test('a call held for approval shows the person deciding where its arguments came from', async () => {
+    const p = await api('POST', '/v1/policies', {
+      name: 'Sharing after instructions in tool output',
+      decision: 'require_approval',
+      match: {
+        all: [
+          { field: 'tool.name', op: 'eq', value: 'share_file' },
+          { field: 'session.untrustedInstructions', op: 'gte', value: 1 },
+        ],
+      },
+    });
+    expect(p.status).toBe(201);
+    const readCall = newId();
+    const share = (extra: Record<string, unknown>) =>
+      evaluate({
+        tool: { name: 'share_file' },
+        arguments: { file_id: '13', email: 'x@example.org' },
+        ...extra,
+      });
+    await waitFor(async () => {
+      const d = await share({ mode: 'enforce', dryRun: true, provenance: tainted(readCall) });
+      return d.body.policyDecision === 'require_approval';
+    }, 30_000);
+    const held = await share({ mode: 'enforce', sessionId: newId(), provenance: tainted(readCall) });
+    expect(held.status).toBe(200);
+    expect(held.body.matchedGuardrails[0].reason).toBe(
+      'tool.name = "share_file" and session.untrustedInstructions >= 1; ' +
+        `the session received instructions aimed at the model in the output of read_file (call ${readCall})`,
+    );
+    const approvalId = held.body.approval.id as string;
+    const row = await stack.prisma.approval.findFirst({ where: { id: approvalId } });
+    expect(row?.provenance).toMatchObject({
+      arguments: [
+        { path: 'recipient', origin: 'tool', tainted: true },
+        { path: 'amount', origin: 'user' },
+      ],
+      session: { untrustedInstructions: 1 },
+    });
+    const inbox = await api('GET', '/v1/approvals?status=pending');
+    const item = inbox.body.items.find((a: { id: string }) => a.id === approvalId);
+    expect(item.provenance).toEqual(row?.provenance);
+    // A provenance with the session part only is stored with the schema defaults.
+    const bare = await share({
+      mode: 'enforce',
+      sessionId: newId(),
+      provenance: { session: { untrustedInstructions: 1 } },
+    });
+    const bareRow = await stack.prisma.approval.findFirst({ where: { id: bare.body.approval.id } });
+    expect(bareRow?.provenance).toEqual({
+      arguments: [],
+      session: { untrustedInstructions: 1 },
+      truncated: false,
+    });
+    const disabled = await api('POST', `/v1/policies/${p.body.id}/disable`);
+    expect(disabled.status).toBe(200);
+  }, 120_000);
+
   test('a dry run of a draft reads the provenance of its input', async () => {
     const readCall = newId();
     const r = await api('POST', '/v1/policies/dry-run', {

@@ -87,6 +87,9 @@ export function evaluateHandler(deps: {
             onTimeout: result.approval?.onTimeout ?? 'deny',
             expiresAt: new Date(evaluatedAt.getTime() + timeoutSeconds * 1000),
             request: JSON.parse(JSON.stringify(input)) as Prisma.InputJsonValue,
+            ...(body.provenance
+              ? { provenance: JSON.parse(JSON.stringify(body.provenance)) as Prisma.InputJsonValue }
+              : {}),
           }));
         approvalRef = {
           id: approval.id,
