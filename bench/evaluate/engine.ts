@@ -1,6 +1,7 @@
 import { createEngine, type Engine, type EvaluationInput } from '@agent-warden/policy';
 import { median } from '../lib/stats';
 import { contextFor, generatePolicies, rng, toolNames, type ToolCall } from './policies';
+import { provenanceFor } from './provenance';
 
 /** One row of the engine table. */
 export interface EngineRow {
@@ -44,6 +45,7 @@ export function benchEngine(calls: ToolCall[], sizes: number[], runMs = 500, rep
     ...contextFor(r),
     tool: { name: c.tool },
     arguments: c.args,
+    provenance: provenanceFor(c, r),
     agent: { key: 'bench-agent' },
   }));
   for (let k = inputs.length - 1; k > 0; k--) {

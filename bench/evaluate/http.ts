@@ -15,6 +15,7 @@ import { profileChild, type ProfileSummary } from '../lib/profile';
 import { Pool } from '../lib/load';
 import { mergeOpenLoop, openLoop, type OpenLoopResult } from './open-loop';
 import { contextFor, generatePolicies, rng, toolNames, type ToolCall } from './policies';
+import { provenanceFor } from './provenance';
 
 /** Settings of the HTTP part. */
 export interface HttpBenchOptions {
@@ -219,6 +220,8 @@ export async function benchHttp(
       tool: { name: c.tool },
       arguments: c.args,
       ...contextFor(r),
+      // What a client tracking data flow sends with every guarded call (docs/provenance.md).
+      provenance: provenanceFor(c, r),
     });
   });
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };

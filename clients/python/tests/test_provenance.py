@@ -136,9 +136,9 @@ def test_every_kind_of_source(fake: FakeWarden, make_client: MakeClient):
     assert {p: got[p]["origin"] for p in "abc"} == {"a": "user", "b": "user", "c": "user"}
     assert got["d"]["sources"] == [{"toolName": "search", "toolCallId": rec, "instructions": False}]
     assert got["e"]["sources"] == [{"toolName": "fetch", "toolCallId": failed, "instructions": False}]
-    assert got["f"]["sources"] == [{"toolName": "unnamed", "instructions": False}]
+    assert got["f"]["sources"] == [{"toolName": "unknown", "instructions": False}]
     assert got["g"]["sources"] == [{"toolName": "retriever", "toolCallId": call_id, "instructions": False}]
-    assert got["h"]["sources"] == [{"toolName": "unnamed", "instructions": False}]
+    assert got["h"]["sources"] == [{"toolName": "unknown", "instructions": False}]
     assert got["i"]["sources"] == [{"toolName": "fetch_page", "instructions": False}]
     assert all(got[p]["tainted"] for p in "defghi")
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { JsonObject, Timestamp } from './common';
 import { Approval, ApprovalStatus } from './guard';
+import { Provenance } from './provenance';
 
 /** `GET /v1/approvals` query: `pending` (newest first), `decided` (latest decision first) or all. */
 export const ApprovalListQuery = z.object({
@@ -12,11 +13,13 @@ export type ApprovalListQuery = z.infer<typeof ApprovalListQuery>;
 
 /**
  * An approval as a person sees it in the inbox: the approval with the call it holds back
- * (`request`: action, tool, resource, riskLevel and arguments as evaluated), the agent, the session
- * and the policy that asked for it.
+ * (`request`: action, tool, resource, riskLevel and arguments as evaluated; `provenance`: where
+ * those arguments came from), the agent, the session and the policy that asked for it.
  */
 export const ApprovalInboxItem = Approval.extend({
   request: JsonObject,
+  /** Where each argument of the held call came from (docs/provenance.md); null when the request sent none. */
+  provenance: Provenance.nullable(),
   agent: z.object({ id: z.string(), key: z.string().nullable(), name: z.string().nullable() }),
   session: z.object({ id: z.string(), status: z.string(), startedAt: Timestamp }).nullable(),
   policy: z.object({ id: z.string(), name: z.string().nullable() }).nullable(),

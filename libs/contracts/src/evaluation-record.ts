@@ -1,6 +1,7 @@
 import type { Decision } from './common';
 import type { MatchedGuardrail } from './events';
 import type { GuardDecision, GuardRequest } from './guard';
+import type { Provenance } from './provenance';
 import type { EvaluationRecord } from './topics';
 
 /**
@@ -72,6 +73,7 @@ export function evaluationRecord(a: {
     dryRun: request.dryRun,
     approvalId: a.approvalId,
     input: a.input,
+    provenance: request.provenance ?? null,
     evaluatedAt: a.evaluatedAt,
   };
 }
@@ -94,21 +96,24 @@ export function guardDecision(record: EvaluationRecord, approval?: GuardDecision
 /**
  * A `guardrail_evaluations` row (column names as in the Prisma model `GuardrailEvaluation`): the
  * record's fields, with `id` = `evaluationId`, `evaluatedAt` as a Date and the guarded tool's name
- * ({@link guardedToolName} of the input) as its own column.
+ * ({@link guardedToolName} of the input) as its own column. `provenance` is left out when the
+ * record has none, so the column stays SQL NULL (Prisma takes no plain `null` for a JSON column).
  */
-export type EvaluationRow = Omit<EvaluationRecord, 'evaluationId' | 'evaluatedAt'> & {
+export type EvaluationRow = Omit<EvaluationRecord, 'evaluationId' | 'evaluatedAt' | 'provenance'> & {
   id: string;
   toolName: string | null;
+  provenance?: Provenance;
   evaluatedAt: Date;
 };
 
 /** The row the projector stores for a record. */
 export function evaluationRow(record: EvaluationRecord): EvaluationRow {
-  const { evaluationId, evaluatedAt, ...fields } = record;
+  const { evaluationId, evaluatedAt, provenance, ...fields } = record;
   return {
     ...fields,
     id: evaluationId,
     toolName: guardedToolName(record.input),
+    ...(provenance ? { provenance } : {}),
     evaluatedAt: new Date(evaluatedAt),
   };
 }

@@ -63,3 +63,53 @@ export function instructionDetector(
 
 /** {@link instructionDetector} over the shipped rules. */
 export const detectInstructions: (text: string) => InstructionFinding = instructionDetector();
+
+/** Where one rule matched in a text (see {@link instructionMatcher}). */
+export interface InstructionMatch {
+  /** Id of the rule that matched. */
+  rule: string;
+  /** Offset of the match's first UTF-16 code unit in `text.normalize('NFKC')`. */
+  start: number;
+  /** Offset just after the match's last code unit (exclusive). */
+  end: number;
+}
+
+/** At most this many matches are reported per rule and text. */
+export const MAX_MATCHES_PER_RULE = 32;
+
+/**
+ * Builds a function returning where the rules of `rules` (default: the shipped file) match in a
+ * text, to locate the injected instructions inside a longer tool result (the runtime analyser
+ * marks values that sit next to them). It reads the same characters as {@link instructionDetector}
+ * (the first `maxScanChars` of the NFKC form) and reports every non-overlapping match of every
+ * rule, at most {@link MAX_MATCHES_PER_RULE} per rule, sorted by `start` then rule order. The
+ * offsets index `text.normalize('NFKC')`, which equals `text` for text already in NFKC (all ASCII
+ * text is). It says nothing about the threshold: callers that only want the stretches of a text
+ * that carries instructions check {@link instructionDetector} first. An engine helper of the
+ * TypeScript side, not part of the contract vectors. Throws a `SyntaxError` when a pattern does
+ * not compile.
+ */
+export function instructionMatcher(
+  rules: InstructionRules = INSTRUCTION_RULES,
+): (text: string) => InstructionMatch[] {
+  const compiled = rules.rules.map((r) => ({
+    id: r.id,
+    re: new RegExp(r.pattern, `g${r.flags.includes('i') ? 'i' : ''}u`),
+  }));
+  return (text) => {
+    const scanned = text.normalize('NFKC').slice(0, rules.maxScanChars);
+    const out: InstructionMatch[] = [];
+    compiled.forEach(({ id, re }) => {
+      let n = 0;
+      for (const m of scanned.matchAll(re)) {
+        out.push({ rule: id, start: m.index, end: m.index + m[0].length });
+        if (++n >= MAX_MATCHES_PER_RULE) break;
+      }
+    });
+    const order = new Map(compiled.map((c, i) => [c.id, i]));
+    return out.sort((a, b) => a.start - b.start || (order.get(a.rule) ?? 0) - (order.get(b.rule) ?? 0));
+  };
+}
+
+/** {@link instructionMatcher} over the shipped rules. */
+export const findInstructionMatches: (text: string) => InstructionMatch[] = instructionMatcher();

@@ -47,6 +47,7 @@ import {
 } from './policy-api';
 import {
   AgentView,
+  EvaluationView,
   EventStatsView,
   EventView,
   Page,
@@ -394,6 +395,35 @@ function documentObject(version: string): Parameters<typeof createDocument>[0] {
             '200': json(Page(EventView, 'SessionEventPage'), 'A page of events'),
             ...common,
             '404': problem('Unknown session'),
+          },
+        },
+      },
+      '/v1/sessions/{sessionId}/evaluations': {
+        get: {
+          summary: "A session's guardrail evaluations with their provenance, oldest first (at most 2,000)",
+          description:
+            'Each evaluation carries the provenance its request sent (docs/provenance.md): a tainted argument names the tool calls it came from. A session without stored evaluations (or unknown) gives an empty list.',
+          requestParams: { path: z.object({ sessionId: Uuid }) },
+          responses: {
+            '200': json(
+              z.object({ items: z.array(EvaluationView) }).meta({ id: 'EvaluationList' }),
+              'Evaluations',
+            ),
+            ...common,
+          },
+        },
+      },
+      '/v1/evaluations/{evaluationId}': {
+        get: {
+          summary:
+            'One stored guardrail evaluation: decision, reasons, the call as evaluated and its provenance',
+          requestParams: { path: z.object({ evaluationId: Uuid }) },
+          responses: {
+            '200': json(EvaluationView, 'The evaluation'),
+            ...common,
+            '404': problem(
+              'Unknown evaluation (or not stored yet: evaluations are recorded after the answer)',
+            ),
           },
         },
       },

@@ -3,6 +3,7 @@ import { Decision, JsonObject, RiskLevel, Timestamp, Uuid } from './common';
 import { INT4_MAX } from './json-safety';
 import { Resource } from './events';
 import { MatchNode, PolicyInput } from './policy';
+import { Provenance } from './provenance';
 
 /**
  * Bodies of the policy management API (`/v1/policies…`, `/v1/projects/current/settings`,
@@ -225,6 +226,8 @@ export const PolicyTestInput = z
     resource: Resource.optional(),
     riskLevel: RiskLevel.optional(),
     arguments: JsonObject.optional(),
+    /** Where each argument leaf came from, as a client would send it (docs/provenance.md). */
+    provenance: Provenance.optional(),
     agent: z.object({ key: z.string().max(200) }).optional(),
   })
   .meta({ id: 'PolicyTestInput' });
@@ -302,6 +305,8 @@ export const BacktestMatch = z
     time: Timestamp,
     toolName: z.string().nullable(),
     arguments: JsonObject.nullable(),
+    /** The provenance of the call's stored evaluation (docs/provenance.md), null when it had none. */
+    provenance: Provenance.nullable(),
     reason: z.string(),
   })
   .meta({ id: 'PolicyBacktestMatch' });
@@ -320,6 +325,11 @@ export const BacktestResponse = z
     window: z.object({ from: Timestamp, to: Timestamp }),
     /** Stored tool calls read in the window. */
     scanned: z.number().int(),
+    /**
+     * Of them, the calls whose stored evaluation (same session and `toolCallId`) carried
+     * provenance: data-flow conditions can only hold for these (docs/guardrails.md "Data-flow conditions").
+     */
+    withProvenance: z.number().int(),
     /** Of them, the calls the policy matches. */
     matched: z.number().int(),
     /**

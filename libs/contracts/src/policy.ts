@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { Decision } from './common';
 
-/** Fields a leaf condition may read (docs/architecture.md#guardrail-policies); `arguments.<path>` reads the call's arguments. */
+/**
+ * Fields a leaf condition may read (docs/architecture.md#guardrail-policies); `arguments.<path>` reads the call's
+ * arguments and `provenance.arguments.<path>` the origin of one argument leaf (docs/guardrails.md
+ * "Data-flow conditions"). The three provenance counts are absent when the request carries no
+ * `provenance` (docs/provenance.md).
+ */
 export const POLICY_FIELDS = [
   'action.type',
   'action.name',
@@ -10,7 +15,18 @@ export const POLICY_FIELDS = [
   'tool.name',
   'riskLevel',
   'agent.key',
+  /** Number of argument leaves that are tainted (found in tool output, not named by the user). */
+  'provenance.tainted',
+  /** Number of tainted leaves whose tool output carried instructions aimed at the model. */
+  'provenance.instructed',
+  /** Tool results of the session so far that carried instructions aimed at the model. */
+  'session.untrustedInstructions',
 ] as const;
+
+/** `arguments.<path>`: a dot path into the call's arguments. */
+export const ARGUMENT_FIELD = /^arguments(\.[^.]+)+$/;
+/** `provenance.arguments.<path>`: the origin (`user | tool | both | none`) of the argument leaf at `<path>`. */
+export const PROVENANCE_ARGUMENT_FIELD = /^provenance\.arguments(\.[^.]+)+$/;
 
 /**
  * An operator's name. The operators and their values are defined once, by the operator registry
@@ -25,9 +41,15 @@ export type ConditionOp = z.infer<typeof ConditionOp>;
 
 export const PolicyField = z
   .string()
-  .refine((f) => (POLICY_FIELDS as readonly string[]).includes(f) || /^arguments(\.[^.]+)+$/.test(f), {
-    message: `must be one of ${POLICY_FIELDS.join(', ')} or arguments.<path>`,
-  });
+  .refine(
+    (f) =>
+      (POLICY_FIELDS as readonly string[]).includes(f) ||
+      ARGUMENT_FIELD.test(f) ||
+      PROVENANCE_ARGUMENT_FIELD.test(f),
+    {
+      message: `must be one of ${POLICY_FIELDS.join(', ')}, arguments.<path> or provenance.arguments.<path>`,
+    },
+  );
 
 /** A leaf condition `{ field, op, value }`. */
 export const Condition = z.object({ field: PolicyField, op: ConditionOp, value: z.unknown().optional() });

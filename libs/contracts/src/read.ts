@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { JsonObject, Timestamp } from './common';
+import { Decision, JsonObject, Mode, Timestamp } from './common';
 import { ApprovalTransitionView } from './approvals-inbox';
+import { MatchedGuardrail } from './events';
 import { Capability } from './identify';
+import { Provenance } from './provenance';
 
 /** Cursor page: `items` newest first; pass `nextCursor` back as `cursor` for the next page (null at the end). */
 export function Page<T extends z.ZodType>(item: T, id: string) {
@@ -123,3 +125,36 @@ export const EventStatsView = z
     decisions: z.record(z.string(), z.number().int()),
   })
   .meta({ id: 'EventStats' });
+
+/**
+ * A stored guardrail evaluation (`GET /v1/evaluations/{evaluationId}`): the decision, the call as
+ * evaluated (`input`: action, tool, resource, riskLevel, arguments) and the provenance the request
+ * carried (docs/provenance.md), null when it carried none. Its tainted arguments name the tool
+ * calls (`sources[].toolCallId`) whose `agent.tool.completed` events they came from.
+ */
+export const EvaluationView = z
+  .object({
+    id: z.string(),
+    agentId: z.string(),
+    agentVersionId: z.string().nullable(),
+    sessionId: z.string().nullable(),
+    runId: z.string().nullable(),
+    toolCallId: z.string().nullable(),
+    toolName: z.string().nullable(),
+    mode: Mode,
+    policyDecision: Decision,
+    effectiveDecision: Decision,
+    matchedGuardrails: z.array(MatchedGuardrail),
+    wouldBlock: z.boolean(),
+    wouldRequireApproval: z.boolean(),
+    dryRun: z.boolean(),
+    approvalId: z.string().nullable(),
+    input: JsonObject,
+    provenance: Provenance.nullable(),
+    evaluatedAt: Timestamp,
+  })
+  .meta({ id: 'Evaluation' });
+export type EvaluationView = z.infer<typeof EvaluationView>;
+
+/** Most evaluations `GET /v1/sessions/{sessionId}/evaluations` answers (oldest first). */
+export const SESSION_EVALUATIONS_MAX = 2000;

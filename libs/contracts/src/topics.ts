@@ -2,6 +2,7 @@ import { agentSource, type CloudEventRecord } from './cloudevents';
 import type { Decision, Mode } from './common';
 import type { GuardRequest } from './guard';
 import type { MatchedGuardrail } from './events';
+import type { Provenance } from './provenance';
 
 /**
  * Every topic and its record payload in one place (docs/conventions.md#layout: name → payload map), so a publisher
@@ -44,6 +45,12 @@ export interface EvaluationRecord {
   dryRun: boolean;
   approvalId: string | null;
   input: Pick<GuardRequest, 'action' | 'tool' | 'resource' | 'riskLevel' | 'arguments'>;
+  /**
+   * The provenance the request carried, as validated (docs/provenance.md; bounded by the schema:
+   * 64 arguments × 3 sources); null when it carried none. Absent in records of gateways older
+   * than the data-flow guardrails (read as null).
+   */
+  provenance?: Provenance | null;
   evaluatedAt: string;
 }
 

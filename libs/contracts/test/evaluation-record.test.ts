@@ -59,8 +59,46 @@ describe('evaluation builder', () => {
       dryRun: false,
       approvalId: 'ap-1',
       input,
+      provenance: null,
       evaluatedAt: '2026-11-24T10:00:00.000Z',
     });
+  });
+
+  test('the record and the row carry the provenance as validated; without one the row leaves the column out', () => {
+    const withProvenance = GuardRequest.parse({
+      ...request,
+      provenance: {
+        arguments: [{ path: 'amount', origin: 'tool', tainted: true, sources: [{ toolName: 'read_file' }] }],
+      },
+    });
+    const r = evaluationRecord({
+      evaluationId: 'e-2',
+      projectId: 'proj',
+      request: withProvenance,
+      input: guardInput(withProvenance),
+      outcome,
+      approvalId: null,
+      evaluatedAt: '2026-11-24T10:00:00.000Z',
+    });
+    const stored = {
+      arguments: [
+        {
+          path: 'amount',
+          origin: 'tool',
+          tainted: true,
+          instructed: false,
+          sources: [{ toolName: 'read_file', instructions: false }],
+        },
+      ],
+      session: { untrustedInstructions: 0 },
+      truncated: false,
+    };
+    expect(r.provenance).toEqual(stored);
+    expect(r.input).not.toHaveProperty('provenance');
+    expect(evaluationRow(r).provenance).toEqual(stored);
+    expect('provenance' in evaluationRow(record)).toBe(false);
+    const { provenance: _absent, ...older } = record; // a record of an older gateway
+    expect('provenance' in evaluationRow(older)).toBe(false);
   });
 
   test('the decision is the record as the guard check answers it, with the approval when there is one', () => {

@@ -73,6 +73,8 @@ export async function createApproval(
     onTimeout: 'deny' | 'approve';
     expiresAt: Date;
     request: Prisma.InputJsonValue;
+    /** The request's provenance (docs/provenance.md), shown to the person deciding; omit when none. */
+    provenance?: Prisma.InputJsonValue;
   },
 ): Promise<ApprovalRow> {
   const create = { data: { ...data, status: 'pending' } };
@@ -278,6 +280,7 @@ async function inboxItems(
     return {
       ...approvalView(r),
       request: (r.request ?? {}) as Record<string, unknown>,
+      provenance: (r.provenance ?? null) as ApprovalInboxItem['provenance'],
       agent: { id: r.agentId, key: a?.key ?? null, name: a?.name ?? null },
       // The session row appears when its first event is projected; until then only its id is known.
       session: s ? { id: s.id, status: s.status, startedAt: s.startedAt.toISOString() } : null,

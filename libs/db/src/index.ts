@@ -24,4 +24,5 @@ export * from './session-reads';
 export * from './projection';
 export * from './guardrail-stats';
 export * from './intelligence';
+export * from './evaluations';
 export { withProjectLock } from './policy-tx';

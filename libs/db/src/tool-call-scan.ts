@@ -14,6 +14,12 @@ export interface StoredToolCall {
   actionType: string | null;
   riskLevel: string | null;
   resource: { type?: string; id?: string; environment?: string } | null;
+  /**
+   * The provenance of the call's stored evaluation (same project, session and `toolCallId`;
+   * docs/provenance.md), null when the call was not evaluated or its request carried none. As
+   * stored, so any shape: the policy engine reads it defensively.
+   */
+  provenance: Record<string, unknown> | null;
 }
 
 /** Window and paging of {@link scanToolCalls}. */
@@ -26,13 +32,22 @@ export interface ToolCallScan {
   pageSize?: number;
 }
 
+/**
+ * The started event's `toolCallId` as a uuid (the ingest validated it as a UUIDv7), NULL for
+ * anything else, so an odd stored value never fails the scan. Found through the
+ * `(project_id, tool_call_id)` index of `guardrail_evaluations`.
+ */
+const TOOL_CALL_ID = Prisma.sql`(CASE WHEN p.data->>'toolCallId' ~ '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$'
+  THEN (p.data->>'toolCallId')::uuid END)`;
+
 const byTimeThenId = (a: StoredToolCall, b: StoredToolCall) =>
   a.time.getTime() - b.time.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
  * Streams a project's `agent.tool.started` events in `[from, to)` in pages, oldest first by
  * `(time, id)`. Memory stays at one page, no OFFSET is ever scanned, and the caller may stop early
- * (`break`). Only the fields a policy reads are fetched.
+ * (`break`). Only the fields a policy reads are fetched, with the provenance of the call's stored
+ * evaluation (one index lookup per call) so data-flow policies can be re-evaluated over history.
  *
  * Each page is one keyset query ordered by `time` alone, which the `(project_id, type, time)` index
  * returns presorted: no sort, whatever the table's statistics say (ordering by `(time, id)` makes
@@ -52,12 +67,17 @@ export async function* scanToolCalls(
              p.agent_id::text AS "agentId", a.key AS "agentKey", p.time AS "time",
              p.data->>'toolName' AS "toolName", p.data->'arguments' AS "arguments",
              p.data->>'actionType' AS "actionType", p.data->>'riskLevel' AS "riskLevel",
-             p.data->'resource' AS "resource"
+             p.data->'resource' AS "resource", g.provenance AS "provenance"
       FROM (SELECT e.id, e.session_id, e.run_id, e.agent_id, e.time, e.data FROM events e
             WHERE e.project_id = ${projectId}::uuid AND e.type = 'agent.tool.started'
               AND ${lower} AND e.time < ${scan.to}::timestamptz
             ORDER BY e.time ${limit}) p
-      LEFT JOIN agents a ON a.id = p.agent_id`;
+      LEFT JOIN agents a ON a.id = p.agent_id
+      LEFT JOIN LATERAL (
+        SELECT v.provenance FROM guardrail_evaluations v
+        WHERE v.project_id = ${projectId}::uuid AND v.session_id = p.session_id
+          AND v.tool_call_id = ${TOOL_CALL_ID} AND v.provenance IS NOT NULL
+        ORDER BY v.dry_run, v.evaluated_at DESC LIMIT 1) g ON true`;
   let lower = Prisma.sql`e.time >= ${scan.from}::timestamptz`;
   for (;;) {
     const rows = await read(lower, Prisma.sql`LIMIT ${pageSize}`);

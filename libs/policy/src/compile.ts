@@ -1,6 +1,7 @@
 import { DECISION_SEVERITY, type MatchedGuardrail } from '@agent-warden/contracts';
 import { compileField } from './fields';
 import type { Operator } from './operators/operator';
+import { provenanceFacts } from './provenance';
 import { operatorOf } from './registry';
 import { joinText, notText } from './rule-text';
 import type { CompiledPolicy, EvaluationInput, PolicyIssue, StoredPolicy } from './types';
@@ -25,6 +26,8 @@ export class PolicyCompileError extends Error {
 type Leaf = { field: string; op: string; value?: unknown };
 type Test = (input: EvaluationInput) => boolean;
 type ToolTest = (toolName: unknown) => boolean;
+/** What a reason says about the data flow the node read (docs/guardrails.md "Data-flow conditions"). */
+type Facts = (input: EvaluationInput) => string[];
 
 /** A compiled match node. */
 interface Node {
@@ -47,6 +50,12 @@ interface Node {
   cost: number;
   /** Children of an `all` / `any` (for the engine's residual test). */
   children?: Node[];
+  /**
+   * The data-flow facts behind the node, for its reason (paths and tools, never values);
+   * undefined when the subtree reads no provenance field. Only called when the policy matched
+   * (a `not` passes its child's facts on, so a leaf's facts never depend on its own test).
+   */
+  facts: Facts | undefined;
 }
 
 /** Tests ordered cheapest first; order does not change the result (tests are pure). */
@@ -56,7 +65,9 @@ function byCost(nodes: Node[]): Test[] {
 
 /** Rough relative cost of reading a field: 1 for a fixed field, more for a longer argument path. */
 function fieldCost(field: string): number {
-  return field.startsWith('arguments.') ? 1 + field.split('.').length : 1;
+  if (field.startsWith('arguments.')) return 1 + field.split('.').length;
+  // Data-flow fields: one memoised summary of the provenance, then a map lookup.
+  return field.startsWith('provenance.') || field.startsWith('session.') ? 2 : 1;
 }
 
 /** The registry's operator of a checked leaf; throws for an unknown one (never silently a default). */
@@ -110,6 +121,8 @@ function compileNode(node: unknown): Node {
       tool: child.toolOnly ? (name) => !childTool(name) : undefined,
       toolOnly: child.toolOnly,
       cost: child.cost,
+      // A negated data-flow condition still says where the value came from.
+      facts: child.facts,
     };
   }
   if ('all' in n || 'any' in n) {
@@ -135,6 +148,7 @@ function compileNode(node: unknown): Node {
         toolOnly,
         cost,
         children,
+        facts: allFacts(children),
       };
     }
     const toolTests = children.map((c) => c.tool);
@@ -153,6 +167,12 @@ function compileNode(node: unknown): Node {
       toolOnly,
       cost,
       children,
+      facts: children.some((c) => c.facts !== undefined)
+        ? (i) => {
+            for (const c of children) if (c.test(i)) return c.facts?.(i) ?? [];
+            return [];
+          }
+        : undefined,
     };
   }
   const leaf = n as Leaf;
@@ -170,6 +190,29 @@ function compileNode(node: unknown): Node {
     tool: onTool ? (name) => test({ tool: { name } } as EvaluationInput) : undefined,
     toolOnly: onTool,
     cost: fieldCost(leaf.field) + op.cost,
+    facts: provenanceFacts(leaf.field),
+  };
+}
+
+/** The facts of an `all` (every child held): its children's, in order; undefined when none reads provenance. */
+function allFacts(children: readonly Node[]): Facts | undefined {
+  const list = children.map((c) => c.facts).filter((f): f is Facts => f !== undefined);
+  if (list.length === 0) return undefined;
+  if (list.length === 1) return list[0];
+  return (i) => list.flatMap((f) => f(i));
+}
+
+/**
+ * The reason of a policy whose tree reads provenance: the rule's reason, then each distinct fact,
+ * e.g. `tool.name = "send_money" and provenance.tainted >= 1; arguments.recipient came from the
+ * output of read_file (call 0193…), not from the user's request`.
+ */
+function withFacts(explain: (i: EvaluationInput) => string, facts: Facts | undefined) {
+  if (facts === undefined) return explain;
+  return (i: EvaluationInput): string => {
+    const base = explain(i);
+    const said = [...new Set(facts(i))];
+    return said.length === 0 ? base : `${base}; ${said.join('; ')}`;
   };
 }
 
@@ -219,7 +262,7 @@ export function compileForEngine(policy: StoredPolicy): EnginePolicy {
   const root = compileNode(policy.match);
   const test = root.test;
   const text = root.text;
-  const explain = root.fixed ? () => text : root.explain;
+  const explain = withFacts(root.fixed ? () => text : root.explain, root.facts);
   const tool = root.tool;
   const timeout = policy.approval?.timeoutSeconds;
   return Object.freeze({

@@ -3,7 +3,8 @@ const MAX_TEXT = 60;
 /** Most list members shown in a reason for `in`. */
 const MAX_LIST = 3;
 
-function cut(s: string): string {
+/** `s`, cut to at most 60 characters with a trailing `…` when longer. */
+export function cut(s: string): string {
   return s.length > MAX_TEXT ? `${s.slice(0, MAX_TEXT - 1)}…` : s;
 }
 

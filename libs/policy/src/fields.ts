@@ -1,4 +1,5 @@
 import { POLICY_FIELDS, PolicyField } from '@agent-warden/contracts';
+import { provenanceGetter } from './provenance';
 import type { EvaluationInput } from './types';
 
 /** Reads one field of an input; returns `undefined` for anything missing, never throws. */
@@ -7,14 +8,20 @@ export type FieldGetter = (input: EvaluationInput) => unknown;
 const INDEX_SEGMENT = /^(0|[1-9]\d*)$/;
 
 /** The fields a condition may name, as a message fragment. */
-export const ALLOWED_FIELDS_TEXT = `${POLICY_FIELDS.join(', ')} or arguments.<path>`;
+export const ALLOWED_FIELDS_TEXT = `${POLICY_FIELDS.join(', ')}, arguments.<path> or provenance.arguments.<path>`;
 
-/** True for the fixed fields and for `arguments.<path>` (the contracts' `PolicyField` rule). */
+/** True for the fixed fields, `arguments.<path>` and `provenance.arguments.<path>` (the contracts' `PolicyField` rule). */
 export function isKnownField(field: string): boolean {
   return PolicyField.safeParse(field).success;
 }
 
-const FIXED: Record<(typeof POLICY_FIELDS)[number], FieldGetter> = {
+/** The fixed fields read straight from the input (the data-flow ones are in `provenance.ts`). */
+type PlainField = Exclude<
+  (typeof POLICY_FIELDS)[number],
+  'provenance.tainted' | 'provenance.instructed' | 'session.untrustedInstructions'
+>;
+
+const FIXED: Record<PlainField, FieldGetter> = {
   'action.type': (i) => i.action?.type,
   'action.name': (i) => i.action?.name,
   'resource.type': (i) => i.resource?.type,
@@ -32,14 +39,17 @@ function step(current: unknown, key: string, index: number): unknown {
 }
 
 /**
- * Compiles a field name into a getter. `arguments.a.b.0` walks own properties of the arguments
- * object; numeric segments index arrays, other segments on arrays give `undefined`. Inherited
- * properties (`constructor`, `__proto__`) are never read. Throws for an unknown field (callers
- * validate first).
+ * Compiles a field name into a getter, once per condition. `arguments.a.b.0` walks own properties
+ * of the arguments object; numeric segments index arrays, other segments on arrays give
+ * `undefined`. Inherited properties (`constructor`, `__proto__`) are never read. The data-flow
+ * fields (`provenance.*`, `session.untrustedInstructions`) read the request's provenance through
+ * `provenance.ts`. Throws for an unknown field (callers validate first).
  */
 export function compileField(field: string): FieldGetter {
-  const fixed = (FIXED as Record<string, FieldGetter | undefined>)[field];
+  const fixed = Object.hasOwn(FIXED, field) ? (FIXED as Record<string, FieldGetter>)[field] : undefined;
   if (fixed) return fixed;
+  const flow = provenanceGetter(field);
+  if (flow) return flow;
   if (!isKnownField(field)) throw new Error(`unknown field "${field}"`);
   const keys = field.split('.').slice(1);
   const indexes = keys.map((k) => (INDEX_SEGMENT.test(k) ? Number(k) : -1));

@@ -11,13 +11,16 @@ export { describeMatch } from './rule-text';
 export { listOperators, OPERATORS, OPERATOR_NAMES, type OperatorInfo, type OperatorName } from './registry';
 export type { CheckContext, LeafTest, OperandKind, Operator } from './operators/operator';
 export { MAX_REGEX_LENGTH } from './regex-safety';
+export { ORIGINS } from './provenance';
 export type {
+  ArgumentProvenanceInput,
   ApprovalSettings,
   CompiledPolicy,
   EngineApproval,
   EngineOptions,
   EngineResult,
   EvaluationInput,
+  EvaluationProvenance,
   PolicyIssue,
   StoredApproval,
   StoredPolicy,

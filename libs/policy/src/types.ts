@@ -44,7 +44,40 @@ export interface EvaluationInput {
   riskLevel?: string;
   /** The tool call's arguments; read by `arguments.<path>` conditions. */
   arguments?: Record<string, unknown>;
+  /**
+   * Where each argument leaf came from, as the client sent it (contracts' `Provenance`,
+   * docs/provenance.md); read by `provenance.*` and `session.untrustedInstructions` conditions.
+   * Absent: those counts are absent too.
+   */
+  provenance?: EvaluationProvenance;
   agent?: { key?: string };
+}
+
+/**
+ * The provenance a policy reads: structurally the contracts' `Provenance` (which is assignable to
+ * it), every part optional so that stored history of any shape (backtests) never throws.
+ */
+export interface EvaluationProvenance {
+  arguments?: readonly ArgumentProvenanceInput[];
+  session?: {
+    /** Tool results of the session so far that carried instructions aimed at the model. */
+    untrustedInstructions?: number;
+    /** The latest of them. */
+    lastInstruction?: { toolName?: string; toolCallId?: string; rules?: readonly string[] };
+  };
+  truncated?: boolean;
+}
+
+/** The origin of one argument leaf (contracts' `ArgumentProvenance`). */
+export interface ArgumentProvenanceInput {
+  /** Dotted path of the leaf in the arguments (`recipient`, `recipients.0`). */
+  path?: string;
+  /** `user | tool | both | none`. */
+  origin?: string;
+  tainted?: boolean;
+  instructed?: boolean;
+  /** Tool results the value was found in, most recent first. */
+  sources?: readonly { toolName?: string; toolCallId?: string; instructions?: boolean }[];
 }
 
 /** Resolved approval settings (defaults applied). */

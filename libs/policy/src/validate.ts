@@ -1,6 +1,7 @@
 import { PolicyInput } from '@agent-warden/contracts';
 import { ALLOWED_FIELDS_TEXT, isKnownField } from './fields';
 import { describeType, type Operator } from './operators/operator';
+import { checkProvenanceValue, PROVENANCE_OPS, provenanceFieldKind } from './provenance';
 import { OPERATOR_NAMES, operatorOf } from './registry';
 import type { PolicyIssue } from './types';
 
@@ -67,7 +68,37 @@ function checkCondition(node: Record<string, unknown>, path: string, issues: Pol
     });
     return;
   }
+  if (fieldOk && provenanceFieldKind(field as string) !== undefined) {
+    checkDataFlow(field as string, op, value, path, issues);
+    return;
+  }
   checkValue(fieldOk ? (field as string) : '', op, value, path, issues);
+}
+
+/**
+ * The rules of a data-flow field (docs/guardrails.md "Data-flow conditions"): a count takes `eq`,
+ * `in`, `gte`, `lte` or `exists` with non-negative integers; `provenance.arguments.<path>` takes
+ * `eq`, `in` or `exists` with the origins `user`, `tool`, `both`, `none`. An op that does not
+ * apply is reported at `….op` and the value is then not checked.
+ */
+function checkDataFlow(field: string, op: string, value: unknown, path: string, issues: PolicyIssue[]): void {
+  const kind = provenanceFieldKind(field);
+  if (kind === undefined) return;
+  const ops = PROVENANCE_OPS[kind];
+  if (!ops.includes(op)) {
+    const what = kind === 'count' ? 'a count' : 'an origin (user, tool, both or none)';
+    issues.push({
+      path: join(path, 'op'),
+      message: `op "${op}" does not apply to ${field}, ${what}; use ${ops.join(', ')}`,
+    });
+    return;
+  }
+  const before = issues.length;
+  checkValue(field, op, value, path, issues);
+  if (issues.length > before) return;
+  const at = join(path, 'value');
+  for (const p of checkProvenanceValue(kind, op, value))
+    issues.push({ path: p.sub === undefined ? at : join(at, p.sub), message: p.message });
 }
 
 /**

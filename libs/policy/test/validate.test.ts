@@ -64,7 +64,7 @@ describe('errors with exact paths', () => {
       {
         path: 'match.any.1.field',
         message:
-          'unknown field "tool.id"; allowed: action.type, action.name, resource.type, resource.environment, tool.name, riskLevel, agent.key or arguments.<path>',
+          'unknown field "tool.id"; allowed: action.type, action.name, resource.type, resource.environment, tool.name, riskLevel, agent.key, provenance.tainted, provenance.instructed, session.untrustedInstructions, arguments.<path> or provenance.arguments.<path>',
       },
     ]);
   });

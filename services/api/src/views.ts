@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { EventView, RunView, SessionView } from '@agent-warden/contracts';
-import type { Event, Run, Session } from '@agent-warden/db';
+import type { EvaluationView, EventView, RunView, SessionView } from '@agent-warden/contracts';
+import type { Event, Run, Session, StoredEvaluation } from '@agent-warden/db';
 
 /** Stored session → wire form; `missingSequences` = sequence numbers never received (lost events). */
 export function sessionView(s: Session): z.infer<typeof SessionView> {
@@ -45,5 +45,29 @@ export function eventView(e: Event): z.infer<typeof EventView> {
     sequence: e.sequence,
     data: e.data,
     receivedAt: e.receivedAt.toISOString(),
+  };
+}
+
+/** Stored guardrail evaluation → wire form (`provenance` null when the request carried none). */
+export function evaluationView(e: StoredEvaluation): EvaluationView {
+  return {
+    id: e.id,
+    agentId: e.agentId,
+    agentVersionId: e.agentVersionId,
+    sessionId: e.sessionId,
+    runId: e.runId,
+    toolCallId: e.toolCallId,
+    toolName: e.toolName,
+    mode: e.mode as EvaluationView['mode'],
+    policyDecision: e.policyDecision as EvaluationView['policyDecision'],
+    effectiveDecision: e.effectiveDecision as EvaluationView['effectiveDecision'],
+    matchedGuardrails: e.matchedGuardrails as unknown as EvaluationView['matchedGuardrails'],
+    wouldBlock: e.wouldBlock,
+    wouldRequireApproval: e.wouldRequireApproval,
+    dryRun: e.dryRun,
+    approvalId: e.approvalId,
+    input: e.input as EvaluationView['input'],
+    provenance: (e.provenance ?? null) as EvaluationView['provenance'],
+    evaluatedAt: e.evaluatedAt.toISOString(),
   };
 }

@@ -87,7 +87,7 @@ def match_arguments(stores: Sequence[SourceStore], arguments: Any) -> Provenance
 
 
 def _source_ref(s: Source) -> Dict[str, Any]:
-    ref: Dict[str, Any] = {"toolName": s.tool_name or "unnamed"}
+    ref: Dict[str, Any] = {"toolName": s.tool_name or "unknown"}
     if s.tool_call_id is not None:
         ref["toolCallId"] = s.tool_call_id
     ref["instructions"] = s.instructions
@@ -162,7 +162,7 @@ class ProvenanceTracker:
         text = source_text(value)
         norm = normalize(text)
         finding = self._detect(text) if text else None
-        name = (tool_name or "unnamed")[:MAX_TOOL_NAME_CHARS]
+        name = (tool_name or "unknown")[:MAX_TOOL_NAME_CHARS]
         with self._lock:
             if finding is not None and finding.instructions:
                 sighting: Dict[str, Any] = {"toolName": name}

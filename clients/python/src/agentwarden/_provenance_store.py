@@ -18,7 +18,7 @@ MAX_SOURCES = 512
 #: Run stores kept at once; the least recently used is dropped.
 MAX_RUNS = 64
 #: Session-level stores (calls outside a run) kept at once; the least recently used is dropped.
-MAX_SESSIONS = 16
+MAX_SESSIONS = 8
 
 #: Kind of a source the user (or the integrator) vouches for.
 TRUSTED = "user"

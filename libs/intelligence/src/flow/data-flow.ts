@@ -34,7 +34,7 @@ export interface DataFlow {
   sourceEvent: AnalysisEvent;
   /** The sensitive calls that used it, in order. */
   sinks: FlowSink[];
-  /** The value sits in the source result within instruction-like wording (see `injectionSpans`): a prompt injection. */
+  /** The source result carries instructions aimed at the model and the value sits in a stretch they govern (see `injectionSpans`): a prompt injection. */
   instructionLike: boolean;
 }
 
@@ -51,7 +51,8 @@ function insideInjection(
     cache.set(key, spans);
   }
   if (spans.length === 0) return false;
-  const lower = text.toLowerCase();
+  // The spans index the NFKC form of the text (the detector reads that form).
+  const lower = text.normalize('NFKC').toLowerCase();
   const needles = [id.value.toLowerCase(), id.key];
   for (const needle of needles) {
     for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, at + 1)) {

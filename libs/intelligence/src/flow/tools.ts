@@ -1,3 +1,5 @@
+import { detectInstructions, findInstructionMatches } from '@agent-warden/contracts';
+
 /**
  * Which tool calls are sensitive: they move money, send or publish data, grant access or change
  * credentials — where a recipient or target taken from untrusted tool output does harm. Judged
@@ -54,50 +56,43 @@ export function isDestructiveTool(tool: string): boolean {
   return DESTRUCTIVE.some((re) => re.test(t));
 }
 
-/**
- * Text that addresses the model with instructions, as prompt injections do (AgentDojo's
- * "important instructions", "ignore previous instructions", "TODO:", InjecAgent's "IMPORTANT!!!").
- * Known phrasings only: a new wording is not recognised.
- */
-const INSTRUCTION_MARKERS = [
-  /<INFORMATION>/i,
-  /\bimportant message from\b/i,
-  /\bbefore you can solve the task\b/i,
-  /\bignore (?:all |any |your )?(?:the )?(?:previous|prior|above|earlier) (?:instructions|iunstructions|prompts?)\b/i,
-  /\bIMPORTANT!!!/,
-  /\bTODO:\s/,
-  /\bnew instructions?:/i,
-  /\bdisregard (?:all |any |your )?(?:previous|prior) /i,
-];
-
-/** How far after an instruction marker its instructions are taken to reach at most, characters. */
+/** How far after a matched instruction feature its instructions are taken to reach at most, characters. */
 export const INJECTION_REACH = 800;
 
-/** Where injected instructions end at the latest: a closing tag, or the next key of a YAML/JSON-like listing. */
-const SPAN_END = /<\/INFORMATION>|\n *(?:- )?[A-Za-z_][A-Za-z0-9_]*: |\n *"[A-Za-z_][A-Za-z0-9_]*": /g;
+/** How far before a matched feature, on its own line, the instructions are taken to start at most, characters. */
+export const INJECTION_LEAD = 200;
 
-/** True when `text` carries instruction-like wording addressed to the model. */
+/** Where injected instructions end at the latest: the next key of a YAML/JSON-like listing (tool results are often YAML). */
+const SPAN_END = /\n *(?:- )?[A-Za-z_][A-Za-z0-9_]*: |\n *"[A-Za-z_][A-Za-z0-9_]*": /g;
+
+/**
+ * True when `text` carries instructions aimed at the model, as the shared detector judges it
+ * (`detectInstructions`, docs/provenance.md "Instructions aimed at the model"): generic features
+ * of prompt injection, weighted, none keyed on one benchmark's wording.
+ */
 export function looksLikeInjection(text: string): boolean {
-  return INSTRUCTION_MARKERS.some((re) => re.test(text));
+  return detectInstructions(text).instructions;
 }
 
 /**
- * The stretches of `text` that instruction-like wording governs, as `[start, end)` offsets: from
- * each marker to the first of a closing `</INFORMATION>`, the next `key:` line of a listing (tool
- * results are often YAML), or {@link INJECTION_REACH} characters.
+ * The stretches of `text` that injected instructions govern, as `[start, end)` offsets into
+ * `text.normalize('NFKC')` (equal to `text` for NFKC text): empty unless the whole text carries
+ * instructions ({@link looksLikeInjection}); else, for each match of a detector rule
+ * (`findInstructionMatches`), from the start of its line (at most {@link INJECTION_LEAD}
+ * characters back) to the first of the next `key:` line of a listing or {@link INJECTION_REACH}
+ * characters after the match. Sorted by start.
  */
 export function injectionSpans(text: string): [number, number][] {
+  if (!looksLikeInjection(text)) return [];
+  const norm = text.normalize('NFKC');
   const spans: [number, number][] = [];
-  for (const re of INSTRUCTION_MARKERS) {
-    const g = new RegExp(re.source, re.flags.includes('g') ? re.flags : `${re.flags}g`);
-    for (const m of text.matchAll(g)) {
-      const from = m.index + m[0].length;
-      const end = new RegExp(SPAN_END.source, 'g');
-      end.lastIndex = from;
-      const stop = end.exec(text);
-      const to = Math.min(from + INJECTION_REACH, stop ? stop.index : text.length);
-      spans.push([m.index, to]);
-    }
+  for (const m of findInstructionMatches(norm)) {
+    const lineStart = norm.lastIndexOf('\n', m.start - 1) + 1;
+    const from = Math.max(lineStart, m.start - INJECTION_LEAD);
+    const end = new RegExp(SPAN_END.source, 'g');
+    end.lastIndex = m.end;
+    const stop = end.exec(norm);
+    spans.push([from, Math.min(m.end + INJECTION_REACH, stop ? stop.index : norm.length)]);
   }
   return spans.sort((a, b) => a[0] - b[0]);
 }

@@ -73,6 +73,7 @@ function inputOf(call: StoredToolCall): EvaluationInput {
     resource: call.resource ?? undefined,
     riskLevel: call.riskLevel ?? undefined,
     arguments: call.arguments ?? undefined,
+    provenance: call.provenance ?? undefined,
     agent: { key: call.agentKey ?? undefined },
   };
 }
@@ -127,6 +128,7 @@ export function backtestRouter(deps: { auth: RequestHandler; db: PrismaClient })
     const byDecision: Record<Decision, number> = { allow: 0, warn: 0, require_approval: 0, block: 0 };
     const items: BacktestMatch[] = [];
     let scanned = 0;
+    let withProvenance = 0;
     let matched = 0;
     let more = false;
     let truncated = false;
@@ -137,6 +139,7 @@ export function backtestRouter(deps: { auth: RequestHandler; db: PrismaClient })
           break scan;
         }
         scanned += 1;
+        if (call.provenance !== null) withProvenance += 1;
         const input = inputOf(call);
         byDecision[engine.evaluate(input, 'enforce').policyDecision] += 1;
         const hit = evaluateOne(compiled, input);
@@ -159,6 +162,7 @@ export function backtestRouter(deps: { auth: RequestHandler; db: PrismaClient })
           time: call.time.toISOString(),
           toolName: call.toolName,
           arguments: call.arguments,
+          provenance: (call.provenance as BacktestMatch['provenance']) ?? null,
           reason: hit.reason,
         });
       }
@@ -168,6 +172,7 @@ export function backtestRouter(deps: { auth: RequestHandler; db: PrismaClient })
       policy: tried(compiled, isDraft),
       window: { from: from.toISOString(), to: to.toISOString() },
       scanned,
+      withProvenance,
       matched,
       byDecision,
       items,

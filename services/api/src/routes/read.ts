@@ -1,18 +1,20 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
-import { SessionDetailQuery, Uuid, type Capability } from '@agent-warden/contracts';
+import { SESSION_EVALUATIONS_MAX, SessionDetailQuery, Uuid, type Capability } from '@agent-warden/contracts';
 import {
   approvalTransitions,
   eventStats,
   expireDueApprovals,
+  findEvaluation,
   findSession,
   listAgentsWithVersions,
   listAllSessionEvents,
+  listSessionEvaluations,
   listSessionRuns,
   type PrismaClient,
 } from '@agent-warden/db';
 import { notFound, parseOr400, principalOf } from '@agent-warden/http';
-import { eventView, runView, sessionView } from '../views';
+import { evaluationView, eventView, runView, sessionView } from '../views';
 import { listSessionEvents, sessionEventsPage } from './session-events';
 import { listEvents, listSessions } from './sessions-query';
 
@@ -27,8 +29,8 @@ const StatsQuery = z.object({
 
 /**
  * The first read API (read scope): agents with versions, sessions newest first (keyset paging),
- * one session with its runs, events in order and approval transitions, events by type, and
- * projection counts. `read` capability (people of any role, keys with `read`); every query is
+ * one session with its runs, events in order and approval transitions, a session's guardrail
+ * evaluations and one evaluation (with their provenance), events by type, and projection counts. `read` capability (people of any role, keys with `read`); every query is
  * filtered by the principal's project.
  */
 export function readRouter(deps: { auth: RequestHandler; db: PrismaClient }): Router {
@@ -92,6 +94,24 @@ export function readRouter(deps: { auth: RequestHandler; db: PrismaClient }): Ro
 
   // A session's events in replay order, keyset paged: ./session-events.ts.
   r.get('/v1/sessions/:sessionId/events', deps.auth, listSessionEvents(db));
+
+  // A session's guardrail evaluations with their provenance, oldest first (the replay links each
+  // tainted argument to the tool call it came from; docs/provenance.md). No 404 for a session
+  // without a row: an evaluation may be stored before the session's first event.
+  r.get('/v1/sessions/:sessionId/evaluations', deps.auth, async (req, res) => {
+    const { projectId } = principalOf(req);
+    const id = parseOr400(Uuid, req.params.sessionId, 'sessionId');
+    const rows = await listSessionEvaluations(db, projectId, id, SESSION_EVALUATIONS_MAX);
+    res.json({ items: rows.map(evaluationView) });
+  });
+
+  r.get('/v1/evaluations/:evaluationId', deps.auth, async (req, res) => {
+    const { projectId } = principalOf(req);
+    const id = parseOr400(Uuid, req.params.evaluationId, 'evaluationId');
+    const e = await findEvaluation(db, projectId, id);
+    if (!e) throw notFound('evaluation');
+    res.json(evaluationView(e));
+  });
 
   // Events explorer filters and paging: ./sessions-query.ts (contracts EventsExplorerQuery).
   r.get('/v1/events', deps.auth, listEvents(db));

@@ -57,7 +57,11 @@ export function evaluateHandler(deps: {
 
       const engine = deps.policies.engineFor(projectId);
       const input = guardInput(body);
-      const result = engine.evaluate({ ...input, agent: { key: agent.key } }, body.mode);
+      // Data-flow conditions read the provenance; it is recorded beside the input, not in it.
+      const result = engine.evaluate(
+        { ...input, provenance: body.provenance, agent: { key: agent.key } },
+        body.mode,
+      );
       // A retried request with the same Idempotency-Key gets the same evaluation (and approval) ids,
       // so the record is stored once (docs/decisions.md "Evaluate honours an Idempotency-Key").
       const key = body.dryRun ? undefined : idempotencyKey(req.get('idempotency-key'));
@@ -83,6 +87,9 @@ export function evaluateHandler(deps: {
             onTimeout: result.approval?.onTimeout ?? 'deny',
             expiresAt: new Date(evaluatedAt.getTime() + timeoutSeconds * 1000),
             request: JSON.parse(JSON.stringify(input)) as Prisma.InputJsonValue,
+            ...(body.provenance
+              ? { provenance: JSON.parse(JSON.stringify(body.provenance)) as Prisma.InputJsonValue }
+              : {}),
           }));
         approvalRef = {
           id: approval.id,
