@@ -53,6 +53,24 @@ function derivePayees(all: Trajectory[]): string[] {
   return [...payees].sort();
 }
 
+/**
+ * A payee allowlist rule over `payees`: the test's own fixture for dry runs and backtests (the
+ * shipped packs name no value from the data, docs/guardrails.md "Prompt-injection pack").
+ */
+function payeeRule(payees: string[]) {
+  return {
+    name: 'Test: payments to unknown recipients',
+    decision: 'block',
+    match: {
+      all: [
+        { field: 'tool.name', op: 'in', value: PAYMENT_TOOLS },
+        { field: 'arguments.recipient', op: 'exists' },
+        { not: { field: 'arguments.recipient', op: 'in', value: payees } },
+      ],
+    },
+  };
+}
+
 describe('policy management API', () => {
   let stack: TestStack;
   let readKey: string;
@@ -343,7 +361,12 @@ describe('policy management API', () => {
     ]);
     expect((await api('GET', '/v1/policies?limit=500')).body.items.length).toBe(before);
 
-    for (const file of ['agentdojo.json', 'tau-bench.json', 'shell.json']) {
+    for (const file of [
+      'prompt-injection.json',
+      'prompt-injection-strict.json',
+      'tau-bench.json',
+      'shell.json',
+    ]) {
       const r = await api('POST', '/v1/policies/import', example(file));
       expect(r.status).toBe(200);
       expect(r.body.created).toBe(example(file).policies.length);
@@ -451,7 +474,7 @@ describe('policy management API', () => {
 
   test('dry run: a draft or a stored policy against one call; nothing is stored', async () => {
     const countBefore = await stack.prisma.policy.count();
-    const draft = example('agentdojo.json').policies[0];
+    const draft = payeeRule(derivePayees(readAgentDojo()));
     const hit = await api('POST', '/v1/policies/dry-run', {
       policy: draft,
       input: {
@@ -525,15 +548,12 @@ describe('policy management API', () => {
         fs.rmSync(file, { force: true });
       }
       to = new Date(Date.now() + 60_000).toISOString();
+      // The rule stored too, for the backtests by policyId.
+      expect((await api('POST', '/v1/policies', payeeRule(payees))).status).toBe(201);
     }, 180_000);
 
-    test('the example payee list is the one the data gives', () => {
-      const rule = example('agentdojo.json').policies[0].match.all[2].not;
-      expect([...rule.value].sort()).toEqual(payees);
-    });
-
     test('matches exactly the payment calls to recipients outside the known payees', async () => {
-      const draft = example('agentdojo.json').policies[0];
+      const draft = payeeRule(payees);
       const r = await api('POST', '/v1/policies/backtest', { policy: draft, from, to, limit: 1000 });
       expect(r.status).toBe(200);
 
@@ -576,7 +596,7 @@ describe('policy management API', () => {
     });
 
     test('pages matches with the cursor; a stored policy (policyId) gives the same answer; byDecision includes the project policies', async () => {
-      const draft = example('agentdojo.json').policies[0];
+      const draft = payeeRule(payees);
       const full = await api('POST', '/v1/policies/backtest', { policy: draft, from, to, limit: 1000 });
       const seen: string[] = [];
       let cursor: string | undefined;
@@ -604,7 +624,7 @@ describe('policy management API', () => {
         matched: full.body.matched,
         policy: { id: stored.id, version: stored.version },
       });
-      // The imported AgentDojo set is enabled: its approval rule shows up in the project's decisions.
+      // The project's enabled policies count in byDecision: at least the stored rule's own blocks.
       expect(byId.body.byDecision.block).toBeGreaterThanOrEqual(full.body.matched);
       const empty = await api('POST', '/v1/policies/backtest', {
         policy: draft,
@@ -689,7 +709,7 @@ describe('policy management API', () => {
       n,
     );
     const body = {
-      policy: example('agentdojo.json').policies[0],
+      policy: payeeRule(['SE3550000000054910000003']),
       from: new Date(t0).toISOString(),
       to: new Date(t0 + 86_400_000).toISOString(),
       limit: 10,

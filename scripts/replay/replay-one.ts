@@ -9,7 +9,7 @@ import {
 } from '@agent-warden/client';
 import type { TrajectoryIds } from './ids';
 import { storedEvents, storedSession, type ServiceAccess, type StoredEvent } from './service';
-import { agentKeyOf, type Trajectory } from './trajectories';
+import { agentKeyOf, type Trajectory, type TrajectoryStep } from './trajectories';
 
 /** Tool calls of one label and what enforce mode did with them. */
 export interface LabelCounts {
@@ -40,6 +40,21 @@ export interface ReplayOneContext {
   signal?: AbortSignal;
   stopped: Record<string, number>;
   byLabel: Record<string, LabelCounts>;
+  /** Called once per tool call with what the replay did with it (see {@link ToolCallOutcome}). */
+  onToolCall?: (call: ToolCallOutcome) => void;
+}
+
+/**
+ * What happened to one tool call of a replayed trajectory: `ran` (the callback ran, with its logged
+ * result or error), or why enforce mode stopped it: `blocked`, `approval_denied`, `approval_expired`
+ * (held for approval and not answered within `approvalWaitMs`), `guard_unavailable` (fail closed).
+ */
+export interface ToolCallOutcome {
+  trajectory: Trajectory;
+  /** Index of the step in `trajectory.steps`. */
+  position: number;
+  step: TrajectoryStep;
+  outcome: 'ran' | 'blocked' | 'approval_denied' | 'approval_expired' | 'guard_unavailable';
 }
 
 /** The outcome of one trajectory. */
@@ -156,9 +171,14 @@ export async function replayOne(
           // goes on as it went then (evaluating it again would record a second evaluation).
           const outcome = resendGuardEvents(client, earlier);
           if (outcome === 'ran') await client.withTool({ ...tool, guard: false }, run).catch(() => undefined);
-          else count(o, counts, outcome);
+          else {
+            count(o, counts, outcome);
+            seenByTheLoggedAgent(client, step, tool);
+          }
+          o.onToolCall?.({ trajectory: t, position, step, outcome });
           continue;
         }
+        let outcome: ToolCallOutcome['outcome'] = 'ran';
         try {
           await client.withTool(tool, run);
         } catch (err) {
@@ -172,9 +192,14 @@ export async function replayOne(
                   : err instanceof GuardrailUnavailableError
                     ? 'guard_unavailable'
                     : undefined;
-          if (reason) count(o, counts, reason);
+          if (reason) {
+            count(o, counts, reason);
+            outcome = reason;
+            seenByTheLoggedAgent(client, step, tool);
+          }
           // Logged tool errors are part of the trajectory: recorded as agent.tool.failed, then go on.
         }
+        o.onToolCall?.({ trajectory: t, position, step, outcome });
       }
     })
     .catch(() => undefined);
@@ -227,7 +252,7 @@ function earlierGuardEvents(events: StoredEvent[]): Map<string, EarlierGuardEven
  * for an approval requested and resolved), so the events after them keep their positions and ids.
  * Returns what the call did: `ran`, or why it was stopped.
  */
-function resendGuardEvents(client: WardenClient, g: EarlierGuardEvents): 'ran' | string {
+function resendGuardEvents(client: WardenClient, g: EarlierGuardEvents): ToolCallOutcome['outcome'] {
   client.trackEvent('agent.guardrail.evaluated', g.evaluated);
   switch (g.evaluated.outcome) {
     case 'ran':
@@ -260,6 +285,20 @@ function resendGuardEvents(client: WardenClient, g: EarlierGuardEvents): 'ran' |
           : 'approval_expired';
     }
   }
+}
+
+/**
+ * A call enforce mode stopped did not run, but the logged trajectory goes on as the logged agent ran
+ * it, having read the call's logged result: the client is told so (`markUntrusted`, tool output of
+ * that call), so the provenance of the later calls sees what the logged agent saw.
+ */
+function seenByTheLoggedAgent(
+  client: WardenClient,
+  step: TrajectoryStep,
+  tool: { name: string; toolCallId: string },
+): void {
+  const text = step.error ?? step.result;
+  if (text) client.markUntrusted(text, { toolName: tool.name, toolCallId: tool.toolCallId });
 }
 
 function count(o: ReplayOneContext, counts: LabelCounts, reason: string): void {

@@ -1,11 +1,17 @@
 import type { Decision } from '@agent-warden/contracts';
 import { TrajectoryIds } from './ids';
-import { replayOne, type LabelCounts, type ReplayOneContext, type TrajectoryOutcome } from './replay-one';
+import {
+  replayOne,
+  type LabelCounts,
+  type ReplayOneContext,
+  type ToolCallOutcome,
+  type TrajectoryOutcome,
+} from './replay-one';
 import { retryingFetch, sleep, type RetryNotice } from './retry';
 import { fetchStats, identifyProject, type ServiceAccess, type Stats } from './service';
 import { agentKeyOf, readTrajectoryLines, scanFile, type Trajectory } from './trajectories';
 
-export { labelOf, type LabelCounts } from './replay-one';
+export { labelOf, type LabelCounts, type ToolCallOutcome } from './replay-one';
 
 /** Options of {@link replayFiles}. */
 export interface ReplayOptions {
@@ -42,6 +48,11 @@ export interface ReplayOptions {
   onTrajectory?: (done: number) => void;
   /** Progress (after each trajectory, and while the service is being waited for). */
   onProgress?: (p: ReplayProgress) => void;
+  /**
+   * Called once per tool call replayed in this run with what happened to it (not for trajectories
+   * skipped because the service already held them: use a fresh `namespace` to see every call).
+   */
+  onToolCall?: (call: ToolCallOutcome) => void;
 }
 
 /** What {@link ReplayOptions.onProgress} receives. */
@@ -181,6 +192,7 @@ export async function replayFiles(o: ReplayOptions): Promise<ReplaySummary> {
     signal: o.signal,
     stopped,
     byLabel,
+    onToolCall: o.onToolCall,
   });
 
   const record = (r: TrajectoryOutcome) => {
