@@ -140,6 +140,17 @@ class Standalone:
         with urllib.request.urlopen(req, timeout=30) as res:
             return json.loads(res.read())
 
+    def post(self, path: str, body: Any) -> Any:
+        """POSTs ``body`` as JSON with the service's key; returns the decoded answer."""
+        req = urllib.request.Request(
+            self.url + path,
+            data=json.dumps(body).encode(),
+            method="POST",
+            headers={"Authorization": f"Bearer {self.api_key}", "Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(req, timeout=30) as res:
+            return json.loads(res.read())
+
     def stats(self, *agent_version_ids: str) -> Dict[str, Any]:
         return self.get("/v1/stats/events?agentVersionId=" + ",".join(agent_version_ids))
 
