@@ -6,6 +6,7 @@
  *      request rates (1,000 — the target — and lower ones the machine can sustain when shared), open
  *      loop, next to a bare express endpoint of the same server at the same rate, with the
  *      machine's load (CPU busy, per-process CPU, load average) of each measured window.
+ * `--no-provenance` sends the requests without their `provenance` (an A/B of its cost).
  * Needs PostgreSQL and Kafka (`source .infra/env` first). Waits (up to `--max-wait-s`, default
  * 300) for the 1-minute load average to fall below 1.5 before measuring. Writes its section of
  * docs/benchmarks.md and prints it.
@@ -56,6 +57,7 @@ async function main(): Promise<void> {
       'no-write': { type: 'boolean', default: false },
       'max-wait-s': { type: 'string', default: '300' },
       rates: { type: 'string', default: '1000,500,250' },
+      'no-provenance': { type: 'boolean', default: false },
     },
   });
   const rates = values.rates
@@ -96,6 +98,7 @@ async function main(): Promise<void> {
         durationMs: 10_000,
         bodies: 2_000,
         profileMs: 5_000,
+        provenance: !values['no-provenance'],
       },
       cleanup,
       log,

@@ -31,6 +31,8 @@ export interface HttpBenchOptions {
   durationMs: number;
   /** Distinct pre-built request bodies, sent round robin. */
   bodies: number;
+  /** Send a realistic `provenance` with each request (docs/provenance.md); false for an A/B without it. */
+  provenance: boolean;
   /** Extra, unmeasured run of the evaluate endpoint at the highest rate with the gateway profiled, ms (0 = none). */
   profileMs: number;
 }
@@ -221,7 +223,7 @@ export async function benchHttp(
       arguments: c.args,
       ...contextFor(r),
       // What a client tracking data flow sends with every guarded call (docs/provenance.md).
-      provenance: provenanceFor(c, r),
+      provenance: o.provenance ? provenanceFor(c, r) : undefined,
     });
   });
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
