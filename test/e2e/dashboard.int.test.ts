@@ -426,7 +426,7 @@ test('a person creates a project, switches to it, sees it empty and creates an A
   // Switch with the switcher: the sessions list is empty, the replayed sessions stay in the first project.
   await page.getByRole('combobox', { name: 'Project' }).selectOption({ label: 'e2e staging' });
   await page.waitForURL(/\/sessions$/);
-  await page.getByRole('heading', { name: 'Sessions' }).waitFor();
+  await page.getByRole('heading', { name: 'Sessions', exact: true }).waitFor();
   await page.getByRole('heading', { name: 'No sessions yet' }).waitFor();
   expect(await page.locator('.sessions-table tbody tr').count()).toBe(0);
   expect(await page.getByRole('combobox', { name: 'Project' }).inputValue()).toBe(staging.id);
