@@ -21,6 +21,7 @@ from agentwarden._provenance_store import (
     Source,
     SourceStore,
 )
+from agentwarden._instructions import instruction_detector
 from agentwarden._provenance import ProvenanceTracker
 from fake_warden import API_KEY, FakeWarden
 
@@ -176,7 +177,7 @@ def test_instructions_in_tool_output_are_counted_for_the_session(fake: FakeWarde
         "lastInstruction": {
             "toolName": "read_orders",
             "toolCallId": first.tool_call_id,
-            "rules": ["override-earlier-instructions", "addresses-the-model", "reorders-the-task"],
+            "rules": list(instruction_detector()(INJECTION).rules),
         },
     }
     assert by_path(body["provenance"])["to"]["instructed"] is True

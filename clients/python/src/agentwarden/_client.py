@@ -327,7 +327,7 @@ class _ClientBase:
     def mark_untrusted(self, value: Any, tool_name: Optional[str] = None, tool_call_id: Optional[str] = None) -> None:
         """Records ``value`` as untrusted tool output in the current run (else the session),
         beyond what ``with_tool``, ``record_tool`` and tool messages record: a web page read
-        outside a tool, a retrieved document. ``tool_name`` (default ``unnamed``) and
+        outside a tool, a retrieved document. ``tool_name`` (default ``unknown``) and
         ``tool_call_id`` (a UUIDv7; another value is logged and left out) name it in the provenance.
         It is checked for instructions aimed at the model. Never raises."""
         mark_untrusted(self._rt, self._rt.current_scope(), value, tool_name, tool_call_id)

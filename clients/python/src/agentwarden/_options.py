@@ -26,6 +26,7 @@ ENV_VARS: Dict[str, str] = {
     "max_batch_size": "WARDEN_MAX_BATCH_SIZE",
     "max_queue_size": "WARDEN_MAX_QUEUE_SIZE",
     "fail_mode": "WARDEN_FAIL_MODE",
+    "provenance": "WARDEN_PROVENANCE",
 }
 
 #: Defaults of the numeric options.
@@ -177,6 +178,8 @@ def resolve_options(
             raise ConfigurationError("agent.key", "is required: 1-128 letters, digits and . _ : / - only")
     if session_id is not None and not is_uuid7(session_id):
         raise ConfigurationError("session_id", "must be a UUIDv7 (use agentwarden.uuid7())")
+    if provenance is None:
+        provenance = _parse_bool("provenance", from_env("provenance"))
     if provenance is not None and not isinstance(provenance, bool):
         raise ConfigurationError("provenance", f"expected True or False, got {provenance!r}")
 

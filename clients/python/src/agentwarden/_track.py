@@ -203,4 +203,4 @@ def mark_untrusted(rt: "Runtime", scope: Scope, value: Any, name: Optional[str],
     if tool_call_id is not None and not is_uuid7(tool_call_id):
         rt.log.warning("warden tool_call_id is not a UUIDv7, left out of provenance", tool_call_id=tool_call_id)
         tool_call_id = None
-    rt.note_tool(scope, value, tool_name(name), tool_call_id)
+    rt.note_tool(scope, value, name if isinstance(name, str) and name else None, tool_call_id)
