@@ -1,3 +1,4 @@
+import { WardenClient } from '@agent-warden/client';
 import { newId } from '@agent-warden/contracts';
 import { call, waitFor } from './support/http';
 import { startTestStack, type TestStack } from './support/stack';
@@ -236,5 +237,39 @@ describe('scores: events and the scores route', () => {
     expect(r.status).toBe(409);
     expect(r.body.errors).toEqual([{ path: 'scoreId', message: 'already used by another session' }]);
     expect(await rows(other)).toEqual([]);
+  });
+
+  test('a score sent by the TypeScript client is stored exactly once, also when the same scoreId is sent again', async () => {
+    const clientSession = newId();
+    const scoreId = newId();
+    const client = new WardenClient({
+      baseUrl: stack.gatewayUrl,
+      apiKey: stack.apiKey,
+      agent: { key: 'scores-client' },
+      sessionId: clientSession,
+      flushIntervalMs: 60_000,
+    });
+    let clientRun = '';
+    await client.withRun({ name: 'answer' }, async (run) => {
+      clientRun = run.runId;
+      run.score({ name: 'reward', value: 1, scoreId });
+    });
+    client.score({ name: 'task_succeeded', value: true, comment: 'all seats booked' });
+    client.score({ name: 'reward', value: 0, scoreId }); // same id: stores nothing new
+    const flushed = await client.shutdown();
+    expect(flushed.failed + flushed.rejected + flushed.dropped).toBe(0);
+
+    await waitFor(async () => {
+      const n = await stack.prisma.event.count({
+        where: { projectId: stack.projectId, sessionId: clientSession, type: 'agent.score.recorded' },
+      });
+      return n === 3;
+    }, 60_000);
+    const stored = await rows(clientSession);
+    expect(stored.map((r) => [r.name, r.run_id, r.data_type, r.numeric_value, r.source, r.author])).toEqual([
+      ['reward', clientRun, 'numeric', 1, 'rule', 'agent'],
+      ['task_succeeded', null, 'boolean', 1, 'rule', 'agent'],
+    ]);
+    expect(stored[0]!.id).toBe(scoreId);
   });
 });
