@@ -8,7 +8,7 @@ import { startTestStack, type TestStack } from './support/stack';
  * Project isolation on the real stack (gateway → Kafka → projector → PostgreSQL, api, intelligence
  * worker on BullMQ): project B, holding every id of project A, goes through each write path
  * (events, evaluate, approvals, capabilities, identify, policies, intelligence refresh,
- * recommendations) and project A's rows, read back from PostgreSQL, stay exactly as they were. B's
+ * recommendations, scores) and project A's rows, read back from PostgreSQL, stay exactly as they were. B's
  * outcome is either a 4xx problem naming the path, or B's own separate rows (client-chosen ids are
  * scoped by project). docs/decisions.md "Ids are owned by a project".
  */
@@ -45,6 +45,7 @@ describe('isolation: another project’s ids change nothing in the first project
     'audit_log',
     'session_intelligence',
     'recommendations',
+    'scores',
     'api_keys',
     'project_members',
   ] as const;
@@ -240,6 +241,58 @@ describe('isolation: another project’s ids change nothing in the first project
     // A's session as A reads it.
     const s = await api(A, 'GET', `/v1/sessions/${a.sessionId}`);
     expect(s.body).toMatchObject({ status: 'completed', eventCount: a.eventIds.length });
+  });
+
+  test('scores: A’s session and score ids make B’s own scores; B never reads or changes A’s', async () => {
+    const scoreId = newId();
+    const mine = await api(A, 'POST', `/v1/sessions/${a.sessionId}/scores`, {
+      scoreId,
+      name: 'A: helpful',
+      value: true,
+      dataType: 'boolean',
+    });
+    expect(mine.status).toBe(201);
+    const before = await snapshot(A.projectId);
+    expect(before.scores.count).toBe(1);
+
+    // B's own session under A's session id (the events path makes it B's row), scored with A's score id.
+    const t = Date.now();
+    const started = {
+      id: newId(),
+      type: 'agent.session.started',
+      time: new Date(t).toISOString(),
+      sessionId: a.sessionId,
+      agentId: b.agentId,
+      agentVersionId: b.agentVersionId,
+      sequence: 200,
+      data: {},
+    };
+    const scored = {
+      ...started,
+      id: newId(),
+      type: 'agent.score.recorded',
+      time: new Date(t + 1).toISOString(),
+      sequence: 201,
+      data: { scoreId, name: 'B: reward', value: 0, dataType: 'numeric', source: 'rule' },
+    };
+    expect((await gw(B, 'POST', '/v1/events', { events: [started, scored] })).status).toBe(202);
+    await waitFor(
+      async () =>
+        (await count('scores', 'project_id = $1::uuid AND id = $2::uuid', B.projectId, scoreId)) === 1,
+    );
+    const viaApi = await api(B, 'POST', `/v1/sessions/${a.sessionId}/scores`, {
+      scoreId,
+      name: 'B: again',
+      value: 1,
+      dataType: 'numeric',
+    });
+    expect(viaApi.status).toBe(200); // B's own score with that id, already stored
+    expect(viaApi.body).toMatchObject({ name: 'B: reward', agentVersionId: b.agentVersionId });
+    const listed = await api(B, 'GET', `/v1/sessions/${a.sessionId}/scores`);
+    expect(listed.body.items.map((x: { name: string }) => x.name)).toEqual(['B: reward']);
+    await expectUnchanged(before);
+    const aList = await api(A, 'GET', `/v1/sessions/${a.sessionId}/scores`);
+    expect(aList.body.items.map((x: { name: string }) => x.name)).toEqual(['A: helpful']);
   });
 
   test('evaluate: A’s agent or agent version is a 403 naming the path; A’s session and run ids make B’s own evaluation', async () => {

@@ -7,6 +7,7 @@ import {
   type ClientStats,
   type EventDataOf,
 } from '@agent-warden/client';
+import { outcomeScores } from './outcomes';
 import type { TrajectoryIds } from './ids';
 import { storedEvents, storedSession, type ServiceAccess, type StoredEvent } from './service';
 import { agentKeyOf, type Trajectory, type TrajectoryStep } from './trajectories';
@@ -97,7 +98,8 @@ type Evaluated = EventDataOf<'agent.guardrail.evaluated'>;
 /**
  * Replays one trajectory through the TypeScript client with deterministic ids: one session, one
  * run with the task as `inputSummary`, each message as `agent.message.logged`, each tool call
- * through `withTool` with its logged result (or its logged error thrown).
+ * through `withTool` with its logged result (or its logged error thrown), then the trajectory's
+ * recorded outcome as scores on the session ({@link outcomeScores}).
  *
  * Resuming (docs/decisions.md "Replays resume from what the service stored"): a session the
  * service holds in full (ended, no holes) is skipped. A session held in part is replayed again
@@ -203,6 +205,8 @@ export async function replayOne(
       }
     })
     .catch(() => undefined);
+  // The trajectory's recorded outcome, as scores on the session (ids by position, like every event).
+  for (const score of outcomeScores(t)) client.score(score);
   client.endSession({ status: 'completed' });
   await client.shutdown();
   // The service may have been unreachable past the retry window: try the rest until it is spent.

@@ -239,6 +239,38 @@ def test_the_async_client_against_the_service(service: Standalone):
     assert stored["events"] == client.stats().sent == 18 and stored["duplicates"] == 0
 
 
+def test_scores_from_the_sync_and_async_clients_are_stored_exactly_once(service: Standalone):
+    import asyncio
+
+    from agentwarden import uuid7
+
+    score_id = uuid7()
+    client = client_for(service, "pytest-scores")
+    client.ready(timeout=30)
+    with client.with_run("book") as run:
+        run.score("reward", 0.0, comment="wrong seat", score_id=score_id)
+    client.score("task_succeeded", False)
+    client.score("reward", 1.0, score_id=score_id)  # the same id again: stored once
+    session_id = client.session_id
+    result = client.shutdown(timeout=30)
+    assert result.failed == result.rejected == result.dropped == 0
+
+    async def main() -> str:
+        async with AsyncWardenClient(base_url=service.url, api_key=service.api_key, agent="pytest-async-scores") as c:
+            c.score("helpfulness", "good", source="human")
+            await c.flush()
+            return c.session_id
+
+    async_session = asyncio.run(main())
+    rows = psql(
+        service.db.url,  # type: ignore[attr-defined]
+        "SELECT name || ':' || data_type || ':' || coalesce(numeric_value::text, string_value) || ':' || source "
+        f"FROM scores WHERE session_id IN ('{session_id}', '{async_session}') ORDER BY time, name",
+    ).splitlines()
+    assert rows == ["reward:numeric:0:rule", "task_succeeded:boolean:0:rule", "helpfulness:categorical:good:human"]
+    assert psql(service.db.url, f"SELECT count(*) FROM scores WHERE id = '{score_id}'") == "1"  # type: ignore[attr-defined]
+
+
 def test_replaying_tau_bench_airline_stores_every_event_exactly_once(service: Standalone):
     assert TRAJECTORIES.exists(), f"{TRAJECTORIES} is missing: the shared data must sit beside the repository"
     out = subprocess.run(

@@ -83,7 +83,7 @@ def test_the_schemas_refuse_what_the_contract_refuses():
 
 
 def drive_every_request(fake: FakeWarden, client: WardenClient) -> None:
-    """Makes the client send every kind of request and all 13 event types."""
+    """Makes the client send every kind of request and all 14 event types."""
     fake.decide = lambda body: {"refund": "require_approval", "drop": "block"}.get(
         (body.get("tool") or {}).get("name", ""), "allow"
     )
@@ -111,7 +111,10 @@ def drive_every_request(fake: FakeWarden, client: WardenClient) -> None:
             )
         client.track("cache.hit", {"key": "order:4412"})
         client.track_event("agent.custom", {"name": "generic", "data": [1, 2]}, parent_id=call.tool_call_id)
+        run.score("refund_correct", 1, comment="amount matches the order")
         run.output_summary = "refunded"
+    client.score("task_succeeded", True, source="human")
+    client.score("tone", "polite", source="evaluator", score_id="01970f3a-1000-7000-8000-000000000006")
     client.guard(tool="refund", arguments={"amount": 1})
     client.end_session(output_summary="closed")
     client.flush()

@@ -28,6 +28,7 @@ import {
   type TrackEventOptions,
 } from './track';
 import { errorFields } from './logger';
+import { recordScore, type ScoreInput } from './score';
 import { toJsonObject } from './serialize';
 
 /**
@@ -218,6 +219,16 @@ export class WardenClient {
   /** Any contract event type with its typed `data`. Returns the event id. Never throws. */
   trackEvent<T extends EventType>(type: T, data: EventDataOf<T>, options?: TrackEventOptions): string {
     return trackEvent(this.rt, currentScope(this.rt), type, data, options);
+  }
+
+  /**
+   * `agent.score.recorded`: the outcome of the current run, else of the session
+   * (docs/architecture.md#scores), e.g. `score({ name: 'task_succeeded', value: true })`. `dataType`
+   * follows the value (number, boolean, string = category); `source` defaults to `rule`. Returns
+   * the event id, '' when the input cannot be a score (logged, nothing sent). Never throws.
+   */
+  score(input: ScoreInput): string {
+    return recordScore(this.rt, currentScope(this.rt), input);
   }
 
   /**

@@ -17,6 +17,7 @@ export { RunContext, type RunOptions } from './runs';
 export type { TrustedOptions, UntrustedOrigin, ProvenanceStats } from './provenance';
 export type { ToolOptions, ToolCall, RecordToolOptions } from './tools';
 export type { ActionInput, MessageInput, TrackEventOptions } from './track';
+export type { ScoreInput } from './score';
 export type { GuardInput, GuardCheckResult, GuardOutcomeKind } from './guard';
 export type { FlushResult, ClientStats } from './flusher';
 export type { StartSessionOptions, EndSessionOptions, EventDataOf } from './recorder';
@@ -50,4 +51,6 @@ export type {
   Provenance,
   ArgumentProvenance,
   ProvenanceSource,
+  ScoreSource,
+  ScoreDataType,
 } from '@agent-warden/contracts';

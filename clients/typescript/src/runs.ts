@@ -5,6 +5,7 @@ import { markTrusted, markUntrusted, provenanceOf } from './provenance-api';
 import type { TrustedOptions, UntrustedOrigin } from './provenance';
 import type { EventDataOf } from './recorder';
 import type { Runtime } from './runtime';
+import { recordScore, type ScoreInput } from './score';
 import { toJsonObject, truncate } from './serialize';
 import {
   elapsedMs,
@@ -107,6 +108,11 @@ export class RunContext {
   /** `trackEvent` in this run. */
   trackEvent<T extends EventType>(type: T, data: EventDataOf<T>, options?: TrackEventOptions): string {
     return trackEvent(this.rt, this.scope, type, data, options);
+  }
+
+  /** `score` on this run (`agent.score.recorded`); see `WardenClient.score`. */
+  score(input: ScoreInput): string {
+    return recordScore(this.rt, this.scope, input);
   }
 
   /** `markTrusted` in this run; see `WardenClient.markTrusted`. */

@@ -84,7 +84,7 @@ const T0 = Date.UTC(2026, 10, 21, 15, 18, 4, 123);
 const at = (ms: number) => new Date(T0 + ms).toISOString();
 const eventId = (n: number) => `01970f3a-1000-7000-8000-1000000000${String(n).padStart(2, '0')}`;
 
-/** One event of each of the 13 types, in a plausible session order, with parent links. */
+/** One event of each of the 14 types, in a plausible session order, with parent links. */
 function oneOfEachType(): Array<Record<string, unknown>> {
   const data: Record<EventType, Record<string, unknown>> = {
     'agent.session.started': { inputSummary: 'refund request #4412', attributes: { channel: 'email' } },
@@ -153,6 +153,14 @@ function oneOfEachType(): Array<Record<string, unknown>> {
     },
     'agent.custom': { name: 'cache.hit', data: { key: 'order:4412', ageMs: 812 } },
     'agent.run.completed': { status: 'succeeded', outputSummary: 'refunded 120 EUR', durationMs: 6021.7 },
+    'agent.score.recorded': {
+      scoreId: '01970f3a-1000-7000-8000-000000000005',
+      name: 'refund_correct',
+      value: 1,
+      dataType: 'numeric',
+      source: 'rule',
+      comment: 'amount matches the order',
+    },
     'agent.session.ended': { status: 'completed', outputSummary: 'ticket closed' },
   };
   const order: EventType[] = Object.keys(data) as EventType[];
@@ -178,6 +186,20 @@ function oneOfEachType(): Array<Record<string, unknown>> {
       data: data[type],
     };
   });
+}
+
+/** An `agent.score.recorded` event on the session (no runId). */
+function score(n: number, sequence: number, data: Record<string, unknown>): Record<string, unknown> {
+  return {
+    id: eventId(n),
+    type: 'agent.score.recorded',
+    time: at(n * 100),
+    sessionId: SESSION_ID,
+    agentId: AGENT_ID,
+    agentVersionId: AGENT_VERSION_ID,
+    sequence,
+    data,
+  };
 }
 
 const matched = (decision: string, name: string, reason: string) => ({
@@ -387,6 +409,25 @@ export function vectorSpecs(): VectorSpec[] {
           name: 'one-event-of-each-type',
           description: `The ${EVENT_TYPES.length} event types in one session, sequence 1..${EVENT_TYPES.length}.`,
           body: { events },
+        },
+        {
+          name: 'session-scores',
+          description:
+            'Scores on the session (no runId) of each data type; scoreId is optional (the event id then identifies the score).',
+          body: {
+            events: [
+              score(21, 1, { name: 'task_succeeded', value: true, dataType: 'boolean', source: 'rule' }),
+              score(22, 2, {
+                scoreId: '01970f3a-1000-7000-8000-000000000006',
+                name: 'helpfulness',
+                value: 'good',
+                dataType: 'categorical',
+                source: 'human',
+                comment: 'polite and correct',
+              }),
+              score(23, 3, { name: 'reward', value: 0.5, dataType: 'numeric', source: 'evaluator' }),
+            ],
+          },
         },
         {
           name: 'guard-failed-open',

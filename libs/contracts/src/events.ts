@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ClientId, Decision, JsonObject, JsonValue, Mode, RiskLevel, Timestamp, Uuid } from './common';
 import { INT4_MAX } from './json-safety';
 import { Provenance } from './provenance';
+import { ScoreEventData } from './scores';
 
 /** A guardrail that matched an evaluation (docs/architecture.md#guard-decision). */
 export const MatchedGuardrail = z
@@ -116,6 +117,8 @@ export const EventData = {
     content: z.string().max(100_000),
     truncated: z.boolean().optional(),
   }),
+  /** A score on the event's run (with `runId`) or session (docs/architecture.md#scores). */
+  'agent.score.recorded': ScoreEventData,
   'agent.custom': z.object({
     name: z.string().min(1).max(200),
     data: JsonValue.optional(),

@@ -6,6 +6,7 @@ export * from './common';
 export * from './json-safety';
 export * from './identify';
 export * from './events';
+export * from './scores';
 export * from './ingest';
 export * from './guard';
 export * from './provenance';

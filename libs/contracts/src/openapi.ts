@@ -55,6 +55,7 @@ import {
   SessionDetailView,
   SessionEventsQuery,
 } from './read';
+import { ScoreRequest, ScoreView } from './scores';
 
 const common = {
   ...invalid,
@@ -410,6 +411,32 @@ function documentObject(version: string): Parameters<typeof createDocument>[0] {
               'Evaluations',
             ),
             ...common,
+          },
+        },
+      },
+      '/v1/sessions/{sessionId}/scores': {
+        get: {
+          summary: "A session's scores (and its runs'), oldest first (at most 1,000)",
+          requestParams: { path: z.object({ sessionId: Uuid }) },
+          responses: {
+            '200': json(z.object({ items: z.array(ScoreView) }).meta({ id: 'ScoreList' }), 'Scores'),
+            ...common,
+            '404': problem('Unknown session'),
+          },
+        },
+        post: {
+          summary:
+            'Set a score on the session or one of its runs (approver or admin people, admin keys); idempotent by scoreId',
+          description:
+            'Stored at once by the same statement the projector uses for `agent.score.recorded` (docs/decisions.md "Scores set through the API are written by the api"). A scoreId already stored answers 200 with the stored score, a new one 201.',
+          requestParams: { path: z.object({ sessionId: Uuid }) },
+          requestBody: jsonBody(ScoreRequest),
+          responses: {
+            '201': json(ScoreView, 'The stored score'),
+            '200': json(ScoreView, 'The score stored earlier under this scoreId'),
+            ...common,
+            '404': problem('Unknown session, or a runId that is not a run of it'),
+            '409': problem('The scoreId is a score of another session'),
           },
         },
       },

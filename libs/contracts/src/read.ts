@@ -4,6 +4,7 @@ import { ApprovalTransitionView } from './approvals-inbox';
 import { MatchedGuardrail } from './events';
 import { Capability } from './identify';
 import { Provenance } from './provenance';
+import { ScoreView } from './scores';
 
 /** Cursor page: `items` newest first; pass `nextCursor` back as `cursor` for the next page (null at the end). */
 export function Page<T extends z.ZodType>(item: T, id: string) {
@@ -114,6 +115,8 @@ export const SessionDetailView = SessionView.extend({
   eventsNextCursor: z.string().nullable().optional(),
   /** Every state change of the session's approvals, oldest first (creation, decisions, timeouts). */
   approvalTransitions: z.array(ApprovalTransitionView),
+  /** The scores of the session and its runs, oldest first (docs/architecture.md#scores). */
+  scores: z.array(ScoreView),
 }).meta({ id: 'SessionDetail' });
 
 export const EventStatsView = z

@@ -32,7 +32,7 @@ describe('contract test vectors', () => {
     },
   );
 
-  test('the event batch holds one event of each of the 13 types, each a valid AgentEvent', () => {
+  test('the event batch holds one event of each of the 14 types, each a valid AgentEvent', () => {
     const spec = vectorSpecs().find((s) => s.name === 'event-batch-request')!;
     const body = spec.examples[0]!.body as { events: Array<{ type: string; sequence: number }> };
     expect(EventBatchRequest.safeParse(body).success).toBe(true);

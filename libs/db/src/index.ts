@@ -25,4 +25,5 @@ export * from './projection';
 export * from './guardrail-stats';
 export * from './intelligence';
 export * from './evaluations';
+export * from './scores';
 export { withProjectLock } from './policy-tx';

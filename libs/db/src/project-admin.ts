@@ -26,6 +26,7 @@ export const PROJECT_TABLES = [
   'session_intelligence',
   'approval_transitions',
   'approvals',
+  'scores',
   'guardrail_evaluations',
   'events',
   'runs',

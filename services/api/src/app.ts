@@ -17,6 +17,7 @@ import { policiesRouter } from './routes/policies';
 import { agentsRouter } from './routes/agents';
 import { readRouter } from './routes/read';
 import { recommendationsRouter } from './routes/recommendations';
+import { scoresRouter } from './routes/scores';
 import { dashboardRouter } from './routes/static';
 import { statsRouter } from './routes/stats';
 
@@ -35,11 +36,12 @@ export interface ApiDeps extends PeopleAuthOptions {
 /** The api's `/v1` routes (read API, approvals, policies), to mount on the api or the standalone app. */
 export function apiRoutes(deps: ApiDeps): Router {
   const auth = createApiAuth(deps.db, deps);
-  const { read, admin } = auth;
+  const { read, admin, approve } = auth;
   const r = Router();
   r.use(methodGuard); // 405 / OPTIONS for the whole app before a templated route takes a literal path
   for (const people of peopleRoutes({ ...deps, auth })) r.use(people);
   r.use(readRouter({ auth: read, db: deps.db }));
+  r.use(scoresRouter({ read, approve, db: deps.db }));
   r.use(agentsRouter({ auth: read, db: deps.db }));
   r.use(statsRouter({ auth: read, db: deps.db }));
   r.use(backtestRouter({ auth: admin, db: deps.db }));

@@ -55,6 +55,7 @@ export function createProjectionHandler(deps: {
     const total: WriteResult = {
       eventsInserted: 0,
       evaluationsInserted: 0,
+      scoresInserted: 0,
       sessions: [],
       evaluatedSessions: [],
     };
@@ -66,6 +67,7 @@ export function createProjectionHandler(deps: {
             : await writeBatch(db, [], toEvals([one]));
         total.eventsInserted += r.eventsInserted;
         total.evaluationsInserted += r.evaluationsInserted;
+        total.scoresInserted += r.scoresInserted;
         total.sessions.push(...r.sessions);
         total.evaluatedSessions.push(...r.evaluatedSessions);
       } catch (err) {

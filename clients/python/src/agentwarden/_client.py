@@ -14,6 +14,7 @@ from ._runtime import LiveRuntime, NoopRuntime, Runtime
 from ._runs import RunContext, RunSpan
 from ._tools import GuardSpan, ToolSpan, guard_input
 from ._serialize import to_json_object
+from ._score import ScoreValue, record_score
 from ._track import mark_untrusted, record_tool, track_action, track_custom, track_event, track_message
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -314,6 +315,24 @@ class _ClientBase:
     ) -> str:
         """Any contract event type with its ``data`` (camelCase wire fields). Returns the event id."""
         return track_event(self._rt, self._rt.current_scope(), type, data, run_id=run_id, parent_id=parent_id)
+
+    def score(
+        self,
+        name: str,
+        value: ScoreValue,
+        *,
+        source: str = "rule",
+        comment: Optional[str] = None,
+        score_id: Optional[str] = None,
+    ) -> str:
+        """``agent.score.recorded``: the outcome of the current run, else of the session
+        (docs/architecture.md#scores), e.g. ``score("task_succeeded", True)``. ``value`` is a number,
+        a bool or a category label (the wire's ``dataType`` follows it); ``source`` ``rule``
+        (default), ``human`` or ``evaluator``; ``score_id`` (a UUIDv7) makes it idempotent across
+        sends. Returns the event id, ``""`` when the input cannot be a score (logged, nothing sent)."""
+        return record_score(
+            self._rt, self._rt.current_scope(), name, value, source=source, comment=comment, score_id=score_id
+        )
 
     # -- provenance (docs/provenance.md) -----------------------------------------------------------
 

@@ -27,6 +27,7 @@ EVENT_TYPES = (
     "agent.approval.requested",
     "agent.approval.resolved",
     "agent.message.logged",
+    "agent.score.recorded",
     "agent.custom",
 )
 

@@ -9,6 +9,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Tuple, TypeVar, cast
 
 from ._context import Scope
+from ._score import ScoreValue, record_score
 from ._serialize import to_json_object, truncate
 from ._tools import GuardSpan, ToolSpan, is_cancel
 from ._track import (
@@ -91,6 +92,18 @@ class RunContext:
     def track_event(self, type: str, data: Mapping[str, Any], *, parent_id: Optional[str] = None) -> str:
         """``track_event`` in this run."""
         return track_event(self._rt, self._scope, type, data, run_id=None, parent_id=parent_id)
+
+    def score(
+        self,
+        name: str,
+        value: ScoreValue,
+        *,
+        source: str = "rule",
+        comment: Optional[str] = None,
+        score_id: Optional[str] = None,
+    ) -> str:
+        """``score`` on this run (``agent.score.recorded``); see ``WardenClient.score``."""
+        return record_score(self._rt, self._scope, name, value, source=source, comment=comment, score_id=score_id)
 
     def mark_trusted(self, value: Any) -> None:
         """``mark_trusted`` in this run; see ``WardenClient.mark_trusted``."""

@@ -1,5 +1,6 @@
 import { evaluationRow, type EvaluationRecord } from '@agent-warden/contracts';
 import { Prisma, type PrismaClient } from '../client';
+import { insertScores, scoreRowOfEvent } from '../scores';
 import { insertEvents } from './insert-events';
 import type { ProjectedEvent } from './types';
 
@@ -9,6 +10,8 @@ export type { ProjectedEvent };
 export interface WriteResult {
   eventsInserted: number;
   evaluationsInserted: number;
+  /** Score rows stored from fresh `agent.score.recorded` events (one with an already stored scoreId adds none). */
+  scoresInserted: number;
   /** Sessions that received new events (readiness is scheduled from these); ids are per project. */
   sessions: { projectId: string; sessionId: string }[];
   /**
@@ -124,6 +127,14 @@ function aggregateRuns(events: ProjectedEvent[]): RunAgg[] {
   return [...m.values()];
 }
 
+/** The score rows of the `agent.score.recorded` events (docs/architecture.md#scores), one per score id. */
+function scoreRows(events: ProjectedEvent[]) {
+  const rows = events.flatMap(({ projectId, event: e }) =>
+    e.type === 'agent.score.recorded' ? [scoreRowOfEvent(projectId, e)] : [],
+  );
+  return uniqueBy(rows, (r) => scoped(r.projectId, r.id));
+}
+
 function upsertSessions(tx: Prisma.TransactionClient, rows: SessionAgg[]) {
   const values = rows.map(
     (s) => Prisma.sql`(${s.id}::uuid, ${s.projectId}::uuid, ${s.agentId}::uuid, ${s.agentVersionId}::uuid,
@@ -167,7 +178,7 @@ function upsertRuns(tx: Prisma.TransactionClient, rows: RunAgg[]) {
 /**
  * Stores a batch in one transaction, idempotently (docs/architecture.md#exactly-once): events are
  * inserted with `ON CONFLICT DO NOTHING` on their key `(project_id, id)` ({@link insertEvents}), and
- * session counters, runs and evaluations are derived only from the events this write actually
+ * session counters, runs, scores and evaluations are derived only from the events this write actually
  * inserted — so a re-delivered batch changes nothing and every event is stored exactly once. Every
  * client-chosen id is scoped by the record's project: sessions and runs are upserted on
  * `(project_id, id)`, so another project naming the same ids writes its own rows (docs/decisions.md
@@ -186,6 +197,7 @@ export async function writeBatch(
   return db.$transaction(
     async (tx) => {
       let fresh: ProjectedEvent[] = [];
+      let scoresInserted = 0;
       if (events.length > 0) {
         const inserted = await insertEvents(tx, events);
         const ids = new Set(inserted.map((r) => scoped(r.project_id, r.id)));
@@ -195,6 +207,7 @@ export async function writeBatch(
         await upsertSessions(tx, aggregateSessions(fresh));
         const runs = aggregateRuns(fresh);
         if (runs.length > 0) await upsertRuns(tx, runs);
+        scoresInserted = (await insertScores(tx, scoreRows(fresh))).length;
       }
       let evaluationsInserted = 0;
       const evaluatedSessions = new Map<string, { projectId: string; sessionId: string }>();
@@ -217,6 +230,7 @@ export async function writeBatch(
       return {
         eventsInserted: fresh.length,
         evaluationsInserted,
+        scoresInserted,
         sessions: uniqueBy(
           fresh.map((e) => ({ projectId: e.projectId, sessionId: e.event.sessionId })),
           (s) => scoped(s.projectId, s.sessionId),

@@ -1,6 +1,12 @@
 import { Router, type RequestHandler } from 'express';
 import { z } from 'zod';
-import { SESSION_EVALUATIONS_MAX, SessionDetailQuery, Uuid, type Capability } from '@agent-warden/contracts';
+import {
+  SESSION_EVALUATIONS_MAX,
+  SESSION_SCORES_MAX,
+  SessionDetailQuery,
+  Uuid,
+  type Capability,
+} from '@agent-warden/contracts';
 import {
   approvalTransitions,
   eventStats,
@@ -11,6 +17,8 @@ import {
   listAllSessionEvents,
   listSessionEvaluations,
   listSessionRuns,
+  listSessionScores,
+  scoreView,
   type PrismaClient,
 } from '@agent-warden/db';
 import { notFound, parseOr400, principalOf } from '@agent-warden/http';
@@ -29,7 +37,7 @@ const StatsQuery = z.object({
 
 /**
  * The first read API (read scope): agents with versions, sessions newest first (keyset paging),
- * one session with its runs, events in order and approval transitions, a session's guardrail
+ * one session with its runs, events in order, approval transitions and scores, a session's guardrail
  * evaluations and one evaluation (with their provenance), events by type, and projection counts. `read` capability (people of any role, keys with `read`); every query is
  * filtered by the principal's project.
  */
@@ -70,7 +78,7 @@ export function readRouter(deps: { auth: RequestHandler; db: PrismaClient }): Ro
     // Timeouts of approvals nobody waits on any more are applied first, so they are on the timeline.
     await expireDueApprovals(db, projectId);
     const { eventsLimit } = parseOr400(SessionDetailQuery, req.query, 'query');
-    const [runs, events, transitions] = await Promise.all([
+    const [runs, events, transitions, scores] = await Promise.all([
       listSessionRuns(db, projectId, id),
       // Without eventsLimit every event (large sessions: the page loads them with /events).
       eventsLimit === undefined
@@ -82,6 +90,7 @@ export function readRouter(deps: { auth: RequestHandler; db: PrismaClient }): Ro
           ? { items: [], nextCursor: undefined }
           : sessionEventsPage(db, projectId, id, eventsLimit),
       approvalTransitions(db, projectId, { sessionId: id }),
+      listSessionScores(db, projectId, id, SESSION_SCORES_MAX),
     ]);
     res.json({
       ...sessionView(s),
@@ -89,6 +98,7 @@ export function readRouter(deps: { auth: RequestHandler; db: PrismaClient }): Ro
       events: events.items,
       ...(events.nextCursor !== undefined && { eventsNextCursor: events.nextCursor }),
       approvalTransitions: transitions,
+      scores: scores.map(scoreView),
     });
   });
 

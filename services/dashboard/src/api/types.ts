@@ -28,6 +28,8 @@ import type {
   PolicyOperatorView,
   PolicyValidationView,
   RecommendationView,
+  ScoreRequest,
+  ScoreView,
   RunView,
   SessionDetailView,
   SessionIntelligenceView,
@@ -51,6 +53,10 @@ export type SessionDetail = z.infer<typeof SessionDetailView> & {
  * `api-key:<id>`) and timeouts (`system:timeout`); `at` is the server's ISO time.
  */
 export type ApprovalTransition = ApprovalTransitionView;
+/** A score of the session or one of its runs (`SessionDetail.scores`, docs/architecture.md#scores). */
+export type Score = ScoreView;
+/** The body of `POST /v1/sessions/{id}/scores`. */
+export type ScoreInput = z.input<typeof ScoreRequest>;
 export type EventStats = z.infer<typeof EventStatsView>;
 export type Dry = z.infer<typeof DryRunResponse>;
 export type Backtest = BacktestResponse;

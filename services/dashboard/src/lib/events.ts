@@ -14,6 +14,7 @@ export const EVENT_TYPES = [
   'agent.approval.requested',
   'agent.approval.resolved',
   'agent.message.logged',
+  'agent.score.recorded',
   'agent.custom',
 ] as const satisfies readonly EventType[];
 
@@ -110,6 +111,15 @@ export function describeEvent(e: Pick<WardenEvent, 'type' | 'data'>): EventLine 
         detail: str(d.content).slice(0, 300),
         tone: 'neutral',
       };
+    case 'agent.score.recorded': {
+      const v = d.dataType === 'boolean' ? (d.value ? 'yes' : 'no') : str(d.value);
+      return {
+        icon: '★',
+        title: `score ${str(d.name)} = ${v}`,
+        detail: [str(d.source), str(d.comment ?? '')].filter(Boolean).join(' · '),
+        tone: 'accent',
+      };
+    }
     case 'agent.custom':
       return { icon: '✱', title: str(d.name) || 'custom', detail: str(d.data ?? ''), tone: 'neutral' };
     default:

@@ -5,6 +5,7 @@ import { api } from '../api/client';
 import type { SessionDetail } from '../api/types';
 import { IntelligencePanel } from '../components/IntelligencePanel';
 import { Replay } from '../components/Replay';
+import { ScoresPanel } from '../components/ScoresPanel';
 import { Badge, ErrorBox, Loading, StatusBadge } from '../components/ui';
 import { dateTime, duration, num } from '../lib/format';
 import { buildTimeline } from '../lib/timeline';
@@ -12,7 +13,7 @@ import { FIRST_PAGE, useSessionEvents } from '../lib/useSessionEvents';
 import { agentLabel, useAgentsById, useVersionLabels } from './agents-data';
 
 /**
- * One session: header, intelligence, and the replay of its runs and events. `?event=<id>` selects an
+ * One session: header, scores (set one by hand), intelligence, and the replay of its runs and events. `?event=<id>` selects an
  * event. The detail brings the first {@link FIRST_PAGE} events; the rest load page by page behind it.
  */
 export default function SessionPage() {
@@ -83,6 +84,7 @@ export default function SessionPage() {
       </header>
       <div className="session-body">
         <aside className="session-intel">
+          <ScoresPanel sessionId={s.id} scores={s.scores} runs={s.runs} />
           <IntelligencePanel sessionId={s.id} onJump={jump} />
         </aside>
         <Replay
