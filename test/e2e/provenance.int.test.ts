@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { WardenClient } from '@agent-warden/client';
 import { newId, type ProvenanceInput } from '@agent-warden/contracts';
 import { call, waitFor } from '../support/http';
-import { signIn, startDashboardStack, type DashboardStack } from './support/dashboard';
+import { signedInPage, startDashboardStack, type DashboardStack } from './support/dashboard';
 
 /**
  * Provenance in the dashboard (issue 14 item 2), as a person uses it in headless Chromium against
@@ -122,12 +122,7 @@ beforeAll(async () => {
     agent: { key: 'e2e-rent-agent', name: 'Rent agent' },
   });
   await client.ready();
-  const context = await warden.browser.newContext({
-    viewport: { width: 1440, height: 900 },
-    colorScheme: 'dark',
-  });
-  page = await context.newPage();
-  await signIn(page, warden.url, ADMIN);
+  page = await signedInPage(warden, ADMIN);
 });
 
 afterAll(async () => {

@@ -4,7 +4,7 @@ import { Client } from 'pg';
 import type { Page } from 'playwright-core';
 import { WardenClient } from '@agent-warden/client';
 import { call, waitFor } from '../support/http';
-import { signIn, startDashboardStack, type DashboardStack } from './support/dashboard';
+import { signedInPage, startDashboardStack, type DashboardStack } from './support/dashboard';
 
 /**
  * Scores in the dashboard (issue 15 item 2; docs/architecture.md#scores), as a person uses them in
@@ -34,12 +34,7 @@ beforeAll(async () => {
     agent: { key: 'e2e-booking-agent', name: 'Booking agent' },
   });
   await client.ready();
-  const context = await warden.browser.newContext({
-    viewport: { width: 1440, height: 900 },
-    colorScheme: 'dark',
-  });
-  page = await context.newPage();
-  await signIn(page, warden.url, ADMIN);
+  page = await signedInPage(warden, ADMIN);
 });
 
 afterAll(async () => {

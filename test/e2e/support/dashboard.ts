@@ -80,3 +80,17 @@ export async function signIn(page: Page, baseUrl: string, who: Person): Promise<
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Sessions', exact: true }).waitFor();
 }
+
+/**
+ * A new browser page (1440×900, dark scheme, as the screenshots in docs/img are taken) with `who`
+ * signed in on `stack`.
+ */
+export async function signedInPage(stack: DashboardStack, who: Person): Promise<Page> {
+  const context = await stack.browser.newContext({
+    viewport: { width: 1440, height: 900 },
+    colorScheme: 'dark',
+  });
+  const page = await context.newPage();
+  await signIn(page, stack.url, who);
+  return page;
+}
