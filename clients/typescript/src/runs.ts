@@ -7,7 +7,6 @@ import type { EventDataOf } from './recorder';
 import type { Runtime } from './runtime';
 import { toJsonObject, truncate } from './serialize';
 import {
-  elapsedMs,
   errorInfo,
   recordTool,
   runGuarded,
@@ -155,7 +154,7 @@ export async function runInRun<T>(
   rt.provenance.openRun(scope, parent.runId);
   rt.provenance.trusted(scope, options.inputSummary);
   const run = new RunContext(rt, scope, name);
-  const t0 = performance.now();
+  const elapsed = rt.recorder.stopwatch();
   let status: 'succeeded' | 'failed' | 'cancelled' = 'succeeded';
   let error: { message: string; type?: string } | undefined;
   try {
@@ -170,7 +169,7 @@ export async function runInRun<T>(
   } finally {
     rt.recorder.emit(
       'agent.run.completed',
-      { status, outputSummary: truncate(run.outputSummary, 10_000), error, durationMs: elapsedMs(t0) },
+      { status, outputSummary: truncate(run.outputSummary, 10_000), error, durationMs: elapsed() },
       { sessionId, runId, parentId: startedId },
     );
     rt.provenance.closeRun(runId);
