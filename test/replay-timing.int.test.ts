@@ -2,8 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { newId } from '@agent-warden/contracts';
-import { replayFiles } from '../scripts/replay/replay';
-import { TRAJECTORIES_DIR } from '../scripts/replay/trajectories';
+import { TrajectoryIds } from '../scripts/replay/ids';
+import { replayFiles, versionOf } from '../scripts/replay/replay';
+import { replayOne } from '../scripts/replay/replay-one';
+import { agentKeyOf, scanFile, TRAJECTORIES_DIR, type Trajectory } from '../scripts/replay/trajectories';
 import { call, waitFor } from './support/http';
 import { startStandalone, type StandaloneProcess } from './support/standalone';
 
@@ -149,5 +151,68 @@ describe('replay: the source timing, read back through the API', () => {
       expect(again.get(id)!.startedAt).toBe(d.startedAt);
       expect(again.get(id)!.events.map((e) => e.time)).toEqual(d.events.map((e) => e.time));
     }
+  }, 300_000);
+
+  test('a replay cut off mid-session and run again: the session still lasts its logged duration (the resumed part anchors at the stored start)', async () => {
+    // A trajectory with more events than one batch of the client (25), so a cut leaves a part stored.
+    const line = firstLines('agentdojo.jsonl', 200).find(
+      (l) => (JSON.parse(l) as Trajectory).n_tool_calls >= 9,
+    )!;
+    const t = JSON.parse(line) as Trajectory;
+    const file = path.join(dataDir, 'agentdojo-cut.jsonl');
+    fs.writeFileSync(file, line + '\n');
+    const { digest } = await scanFile(file);
+    const version = versionOf(digest, '');
+    const identify = await call(s!.url, 'POST', '/v1/agents/identify', {
+      apiKey,
+      body: {
+        agent: { key: agentKeyOf(t.agent), name: t.agent },
+        version: { version, metadata: { replay: 'true' } },
+      },
+    });
+    const ids = new TrajectoryIds({
+      namespace: '',
+      projectId: (identify.body as { projectId: string }).projectId,
+      fileDigest: digest,
+      trajectoryId: t.trajectory_id,
+      line: 1,
+    });
+    // The network goes away after the first event batch: what an interrupted replay leaves.
+    let batches = 0;
+    const cut: typeof fetch = async (input, init) => {
+      if (String(input).endsWith('/v1/events') && init?.method === 'POST' && ++batches > 1)
+        throw new TypeError('fetch failed (the test cut the network)');
+      return fetch(input, init);
+    };
+    const first = await replayOne(t, ids, {
+      baseUrl: s!.url,
+      apiKey,
+      read: { url: s!.url, apiKey, fetch },
+      mode: 'monitor',
+      version,
+      versionMetadata: { replay: 'true' },
+      approvalWaitMs: 1000,
+      fetch: cut,
+      requestTimeoutMs: 10_000,
+      stopped: {},
+      byLabel: {},
+    });
+    expect(first).toMatchObject({ kind: 'replayed', resumed: false });
+    expect((first as { unsent: number }).unsent).toBeGreaterThan(0);
+    const partial = await waitFor(async () => {
+      const r = await call(s!.url, 'GET', `/v1/sessions/${ids.sessionId}?eventsLimit=0`, { apiKey });
+      return r.status === 200 && (r.body as { eventCount: number }).eventCount === 25
+        ? (r.body as StoredSessionDetail)
+        : undefined;
+    });
+    expect(partial.endedAt).toBeNull();
+
+    const sessions = await sessionsOf(file);
+    const d = sessions.get(t.trajectory_id)!;
+    expect(d.id).toBe(ids.sessionId);
+    expect(d.startedAt).toBe(partial.startedAt);
+    expect(Date.parse(d.endedAt!) - Date.parse(d.startedAt)).toBe(
+      Math.round((t.meta.duration_s as number) * 1000),
+    );
   }, 300_000);
 });
