@@ -10,6 +10,7 @@ import {
 import { outcomeScores } from './outcomes';
 import type { TrajectoryIds } from './ids';
 import { storedEvents, storedSession, type ServiceAccess, type StoredEvent } from './service';
+import { replayTiming } from './timing';
 import { agentKeyOf, type Trajectory, type TrajectoryStep } from './trajectories';
 
 /** Tool calls of one label and what enforce mode did with them. */
@@ -126,6 +127,7 @@ export async function replayOne(
     heldForApproval: 0,
   });
   counts.trajectories += 1;
+  const timing = replayTiming(t, stored?.startedAt);
   const client = new WardenClient({
     baseUrl: o.baseUrl,
     apiKey: o.apiKey,
@@ -143,15 +145,17 @@ export async function replayOne(
     // (on top) only cover its per-attempt timeout.
     maxRetries: 2,
     logger: { warn: () => undefined, error: () => undefined },
+    ...timing.clientOptions,
   });
   await client.ready().catch(() => undefined); // a failure is retried by the first flush
   client.startSession({
     inputSummary: t.task,
-    attributes: { trajectoryId: t.trajectory_id, domain: t.domain },
+    attributes: { trajectoryId: t.trajectory_id, domain: t.domain, ...timing.attributes },
   });
   await client
     .withRun({ name: t.trajectory_id, inputSummary: t.task, runId: ids.runId }, async () => {
       for (const [position, step] of t.steps.entries()) {
+        timing.beforeStep(position);
         if (step.kind === 'message') {
           client.trackMessage({ role: step.role, content: step.content ?? '' });
           continue;
@@ -164,6 +168,7 @@ export async function replayOne(
           toolCallId,
         };
         const run = () => {
+          timing.duringTool(position);
           if (step.error) throw new Error(step.error);
           return step.result;
         };
@@ -203,6 +208,7 @@ export async function replayOne(
         }
         o.onToolCall?.({ trajectory: t, position, step, outcome });
       }
+      timing.atEnd();
     })
     .catch(() => undefined);
   // The trajectory's recorded outcome, as scores on the session (ids by position, like every event).

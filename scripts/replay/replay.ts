@@ -113,7 +113,7 @@ function settled(s: Stats, expected: number): boolean {
 }
 
 /** Agent version of a file's replay: the same on every run of the same bytes (and namespace). */
-function versionOf(fileDigest: string, namespace: string): string {
+export function versionOf(fileDigest: string, namespace: string): string {
   return `replay-${fileDigest.slice(0, 16)}${namespace ? `-${namespace}` : ''}`;
 }
 

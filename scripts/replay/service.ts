@@ -27,6 +27,8 @@ export interface StoredSession {
   eventCount: number;
   /** Highest stored sequence; `eventCount < maxSequence` means holes. */
   maxSequence: number;
+  /** Earliest stored event time (ISO 8601): a resumed replay anchors the source's timing there. */
+  startedAt: string;
 }
 
 /** One stored event, as `GET /v1/sessions/:id/events` answers it. */
@@ -80,6 +82,7 @@ export async function storedSession(s: ServiceAccess, sessionId: string): Promis
     endedAt: string | null;
     eventCount: number;
     maxSequence: number;
+    startedAt: string;
   }>(s, `/v1/sessions/${sessionId}?eventsLimit=0`);
   return (
     r && {
@@ -87,6 +90,7 @@ export async function storedSession(s: ServiceAccess, sessionId: string): Promis
       ended: r.endedAt !== null,
       eventCount: r.eventCount,
       maxSequence: r.maxSequence,
+      startedAt: r.startedAt,
     }
   );
 }

@@ -45,7 +45,13 @@ export function createLiveRuntime(options: ResolvedOptions, storage: RunStorage)
     { maxBatchSize: options.maxBatchSize, flushIntervalMs: options.flushIntervalMs },
     logger,
   );
-  const recorder = new EventRecorder((item) => f.enqueue(item), logger, options.sessionId, options.idFactory);
+  const recorder = new EventRecorder(
+    (item) => f.enqueue(item),
+    logger,
+    options.sessionId,
+    options.idFactory,
+    options.clock,
+  );
   const guard = new Guard({
     api,
     identity: registration,

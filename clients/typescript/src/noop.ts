@@ -25,7 +25,13 @@ export function createNoopRuntime(options: ResolvedOptions, storage: RunStorage)
     ready: () => Promise.resolve(),
     ensure: () => Promise.resolve({ ...DISABLED_IDENTITY }),
   };
-  const recorder = new EventRecorder(() => {}, options.logger, options.sessionId, options.idFactory);
+  const recorder = new EventRecorder(
+    () => {},
+    options.logger,
+    options.sessionId,
+    options.idFactory,
+    options.clock,
+  );
   const api = {
     evaluate: async (): Promise<GuardDecision> => allowDecision(options),
     getApproval: async (): Promise<Approval> => {

@@ -73,6 +73,14 @@ export interface WardenClientOptions {
    * each event once (docs/decisions.md "Replays use deterministic ids").
    */
   idFactory?: () => string;
+  /**
+   * The time of every event the client makes and of the durations it measures (tools, runs), as
+   * epoch ms. Default: the wall clock for event times (`Date.now`) and a monotonic clock for
+   * durations (`performance.now`). Replays pass one that follows the logged run, so the events
+   * carry its times and a tool's `durationMs` is the clock's advance while its callback ran
+   * (docs/decisions.md "Replays keep the source's timing").
+   */
+  clock?: () => number;
   /** Logger. Default: quiet (`warn`/`error` to `console.warn`). */
   logger?: Partial<Logger>;
   /** `fetch` implementation (tests, proxies). Default: the global `fetch` of Node 20+. */
@@ -104,6 +112,7 @@ export interface ResolvedOptions {
   approvalTimeoutMs?: number;
   sessionId?: string;
   idFactory: () => string;
+  clock?: () => number;
   logger: Logger;
   fetch: typeof fetch;
   provenance: boolean;
@@ -188,6 +197,9 @@ export function resolveOptions(options: WardenClientOptions, env: Env = process.
   if (options.idFactory !== undefined && typeof options.idFactory !== 'function') {
     throw new ConfigurationError('idFactory', 'must be a function returning a UUIDv7');
   }
+  if (options.clock !== undefined && typeof options.clock !== 'function') {
+    throw new ConfigurationError('clock', 'must be a function returning epoch ms');
+  }
   if (options.capabilities !== undefined && !Array.isArray(options.capabilities)) {
     throw new ConfigurationError('capabilities', 'must be an array');
   }
@@ -215,6 +227,7 @@ export function resolveOptions(options: WardenClientOptions, env: Env = process.
     approvalTimeoutMs,
     sessionId: options.sessionId,
     idFactory: options.idFactory ?? newId,
+    clock: options.clock,
     logger: options.logger ? safeLogger(options.logger) : defaultLogger(),
     fetch: fetchImpl,
     provenance,

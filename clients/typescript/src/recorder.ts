@@ -70,6 +70,8 @@ export class EventRecorder {
     sessionId?: string,
     /** Makes event and session ids (the client's `idFactory`). */
     readonly newId: () => string = defaultNewId,
+    /** The client's `clock` (epoch ms): event times, and durations when set. Default: wall clock for times. */
+    private readonly clock?: () => number,
   ) {
     this.current = sessionId ?? this.newId();
   }
@@ -122,6 +124,23 @@ export class EventRecorder {
   }
 
   /**
+   * A stopwatch started now: returns the ms elapsed since, rounded to 0.1 ms. Measured on the
+   * client's `clock` when one is set (a replay's clock advances as the logged run did), else on
+   * the monotonic `performance.now`.
+   */
+  stopwatch(): () => number {
+    const read = this.clock ?? (() => performance.now());
+    const t0 = read();
+    return () => Math.max(0, Math.round((read() - t0) * 10) / 10) || 0;
+  }
+
+  /** ISO time of an event made now: the `clock`'s reading when set (a non-finite one falls back to the wall clock). */
+  private eventTime(): string {
+    const ms = this.clock?.();
+    return new Date(ms !== undefined && Number.isFinite(ms) ? ms : Date.now()).toISOString();
+  }
+
+  /**
    * Makes an event of `type` with `data` in `scope` and hands it to the sink. Emits the session's
    * `agent.session.started` first when the session has not started. Returns the event id (also
    * when the sink drops it). Never throws: a failure is logged and an id is still returned.
@@ -138,7 +157,7 @@ export class EventRecorder {
       const event = {
         id,
         type,
-        time: new Date().toISOString(),
+        time: this.eventTime(),
         sessionId,
         ...(scope.runId ? { runId: scope.runId } : {}),
         ...(scope.parentId ? { parentId: scope.parentId } : {}),

@@ -8,7 +8,6 @@ import type { Runtime } from './runtime';
 import { recordScore, type ScoreInput } from './score';
 import { toJsonObject, truncate } from './serialize';
 import {
-  elapsedMs,
   errorInfo,
   recordTool,
   runGuarded,
@@ -161,7 +160,7 @@ export async function runInRun<T>(
   rt.provenance.openRun(scope, parent.runId);
   rt.provenance.trusted(scope, options.inputSummary);
   const run = new RunContext(rt, scope, name);
-  const t0 = performance.now();
+  const elapsed = rt.recorder.stopwatch();
   let status: 'succeeded' | 'failed' | 'cancelled' = 'succeeded';
   let error: { message: string; type?: string } | undefined;
   try {
@@ -176,7 +175,7 @@ export async function runInRun<T>(
   } finally {
     rt.recorder.emit(
       'agent.run.completed',
-      { status, outputSummary: truncate(run.outputSummary, 10_000), error, durationMs: elapsedMs(t0) },
+      { status, outputSummary: truncate(run.outputSummary, 10_000), error, durationMs: elapsed() },
       { sessionId, runId, parentId: startedId },
     );
     rt.provenance.closeRun(runId);

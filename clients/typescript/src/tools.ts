@@ -99,19 +99,19 @@ export async function runTool<T>(
     },
     eventScope,
   );
-  const t0 = performance.now();
+  const elapsed = rt.recorder.stopwatch();
   const after = { ...eventScope, parentId: startedId };
   let result: T;
   try {
     result = await callback(call);
   } catch (e) {
-    const durationMs = elapsedMs(t0);
+    const durationMs = elapsed();
     const error = errorInfo(e);
     rt.recorder.emit('agent.tool.failed', { toolCallId, toolName: name, error, durationMs }, after);
     rt.provenance.untrusted(scope, error.message, { toolName: name, toolCallId });
     throw e;
   }
-  const durationMs = elapsedMs(t0);
+  const durationMs = elapsed();
   rt.provenance.untrusted(scope, result, { toolName: name, toolCallId });
   rt.recorder.emit(
     'agent.tool.completed',
@@ -193,11 +193,6 @@ export function errorInfo(e: unknown): { message: string; type?: string } {
     };
   }
   return { message: truncate(JSON.stringify(toJsonSafe(e)) ?? String(e), 10_000) ?? '' };
-}
-
-/** Milliseconds since `t0` (a `performance.now()` reading), rounded to 0.1 ms. */
-export function elapsedMs(t0: number): number {
-  return Math.max(0, Math.round((performance.now() - t0) * 10) / 10);
 }
 
 function toolName(name: unknown): string {

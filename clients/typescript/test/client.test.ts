@@ -260,6 +260,49 @@ describe('runs, sessions and sequences', () => {
     expect(first[0]!.sessionId).toBe('01900000-0000-7000-8000-000000000001');
   });
 
+  it('clock gives every event its time and measures durations (tools, runs) on it', async () => {
+    let now = Date.parse('2024-03-01T10:00:00.000Z');
+    const client = clients.make({ ...testOptions(server), clock: () => now });
+    client.startSession({ inputSummary: 'replayed' });
+    await client.withRun({ name: 'r' }, async () => {
+      now += 1500;
+      client.trackMessage({ role: 'user', content: 'hi' });
+      await client.withTool({ name: 'lookup', guard: false }, () => {
+        now += 2250.5;
+        return 'found';
+      });
+      await client
+        .withTool({ name: 'lookup', guard: false }, () => {
+          now += 40;
+          throw new Error('down');
+        })
+        .catch(() => undefined);
+    });
+    client.endSession();
+    await client.flush();
+    const byType = (t: string) => server.events.filter((e) => e.type === t);
+    expect(server.events.map((e) => [e.type, e.time])).toEqual([
+      ['agent.session.started', '2024-03-01T10:00:00.000Z'],
+      ['agent.run.started', '2024-03-01T10:00:00.000Z'],
+      ['agent.message.logged', '2024-03-01T10:00:01.500Z'],
+      ['agent.tool.started', '2024-03-01T10:00:01.500Z'],
+      ['agent.tool.completed', '2024-03-01T10:00:03.750Z'],
+      ['agent.tool.started', '2024-03-01T10:00:03.750Z'],
+      ['agent.tool.failed', '2024-03-01T10:00:03.790Z'],
+      ['agent.run.completed', '2024-03-01T10:00:03.790Z'],
+      ['agent.session.ended', '2024-03-01T10:00:03.790Z'],
+    ]);
+    expect(byType('agent.tool.completed')[0]!.data).toMatchObject({ durationMs: 2250.5 });
+    expect(byType('agent.tool.failed')[0]!.data).toMatchObject({ durationMs: 40 });
+    expect(byType('agent.run.completed')[0]!.data).toMatchObject({ durationMs: 3790.5 });
+  });
+
+  it('a clock that is not a function is a ConfigurationError naming it', () => {
+    expect(() => new WardenClient({ ...testOptions(server), clock: 5 as unknown as () => number })).toThrow(
+      /clock/,
+    );
+  });
+
   it('numbers events 1..n per session with no gaps, and a new session starts at 1', async () => {
     const client = clients.make(testOptions(server));
     const first = client.startSession({ inputSummary: 'first' });

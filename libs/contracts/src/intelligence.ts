@@ -37,6 +37,13 @@ export const IntelligenceFigures = z
     }),
     /** Session duration: last event time − first event time, ms. */
     durationMs: z.number(),
+    /**
+     * Where the event times come from, from the session attribute `timing` of a replay
+     * (scripts/replay/README.md "Timing"): `source` the logged run's own times, `source-total-only`
+     * its total shared out over the steps, `replay` the replay's clock (then `durationMs` is not the
+     * agent's). Absent: the client's clock as the agent ran.
+     */
+    timing: z.enum(['source', 'source-total-only', 'replay']).optional(),
     /** Events missing from the per-session `sequence` (1..max), i.e. lost on the way. */
     lostEvents: z.number().int(),
     /** The missing sequence ranges, inclusive, e.g. `[[4, 6]]`. At most 100 ranges. */

@@ -58,6 +58,21 @@ function decisions(facts: SessionFacts): Record<string, number> {
   return out;
 }
 
+const TIMINGS = new Set<string>(['source', 'source-total-only', 'replay']);
+
+/**
+ * The session attribute `timing` of `agent.session.started` (a replay says where its times come
+ * from; contracts `IntelligenceFigures.timing`), when it is one of the known kinds.
+ */
+function timingOf(facts: SessionFacts): IntelligenceFigures['timing'] {
+  const started = facts.events.find((e) => e.type === 'agent.session.started');
+  const attributes = (started?.data as { attributes?: unknown } | undefined)?.attributes;
+  const timing = (attributes as { timing?: unknown } | null | undefined)?.timing;
+  return typeof timing === 'string' && TIMINGS.has(timing)
+    ? (timing as IntelligenceFigures['timing'])
+    : undefined;
+}
+
 /** The figures of a session (contracts `IntelligenceFigures`). Pure. */
 export function computeFigures(facts: SessionFacts): IntelligenceFigures {
   const byTool: Record<string, { calls: number; failures: number }> = {};
@@ -104,6 +119,7 @@ export function computeFigures(facts: SessionFacts): IntelligenceFigures {
   }
   const gaps = sequenceGaps(facts);
   const runsByStatus = runStatuses(facts);
+  const timing = timingOf(facts);
   return {
     runs: Object.values(runsByStatus).reduce((a, b) => a + b, 0),
     runsByStatus,
@@ -114,6 +130,7 @@ export function computeFigures(facts: SessionFacts): IntelligenceFigures {
     decisions: decisions(facts),
     approvals,
     durationMs: last >= first ? last - first : 0,
+    ...(timing ? { timing } : {}),
     lostEvents: gaps.lost,
     sequenceGaps: gaps.ranges.slice(0, MAX_GAP_RANGES),
   };

@@ -37,11 +37,17 @@ export function buildSummary(ctx: AnalysisContext, items: readonly ActionItem[])
   for (const [tool, t] of Object.entries(f.toolCallsByTool)) counts[tool] = t.calls;
   const sentences: string[] = [];
   sentences.push(ctx.facts.task ? `Asked: "${clip(ctx.facts.task, 200)}".` : 'The request is not recorded.');
+  // A replay without the source's timing lasts as long as the replay, not the agent: no duration.
+  const over = f.timing === 'replay' ? '' : ` over ${duration(f.durationMs)}`;
   sentences.push(
     f.toolCalls > 0
-      ? `The agent made ${plural(f.toolCalls, 'tool call')} (${counted(counts, 4)}) over ${duration(f.durationMs)}.`
-      : `The agent made no tool calls (${duration(f.durationMs)}).`,
+      ? `The agent made ${plural(f.toolCalls, 'tool call')} (${counted(counts, 4)})${over}.`
+      : f.timing === 'replay'
+        ? 'The agent made no tool calls.'
+        : `The agent made no tool calls (${duration(f.durationMs)}).`,
   );
+  if (f.timing === 'replay')
+    sentences.push("Replayed from a log without timing: the durations are the replay's, not the agent's.");
   sentences.push(outcome.text);
   const urgent = items.filter((i) => i.severity === 'critical' || i.severity === 'high');
   if (urgent.length > 0)

@@ -25,7 +25,9 @@ export interface NarrativeFacts {
     input: string | null;
   };
   outcome: { status: string; text: string };
-  figures: Omit<IntelligenceFigures, 'toolCallsByTool' | 'sequenceGaps'> & {
+  figures: Omit<IntelligenceFigures, 'toolCallsByTool' | 'sequenceGaps' | 'durationMs'> & {
+    /** Left out when `timing` is `replay`: the replay's duration is not the agent's. */
+    durationMs?: number;
     toolCallsByTool: Record<string, { calls: number; failures: number }>;
     /** Tools left out of `toolCallsByTool` (the least called), when there were too many. */
     otherTools: number;
@@ -88,6 +90,7 @@ function build(draft: IntelligenceDraft, input: SessionInput, l: Limits): Narrat
       toolCallsByTool: Object.fromEntries(tools.slice(0, l.tools).map(([name, c]) => [clip(name, 80), c])),
       otherTools: Math.max(0, tools.length - l.tools),
       sequenceGaps: f.sequenceGaps.slice(0, 10),
+      ...(f.timing === 'replay' ? { durationMs: undefined } : {}),
     },
     deterministicSummary: clip(draft.summary.text, l.textChars * 2),
     moments: momentIdx.map((index) => {

@@ -116,7 +116,10 @@ function IntelligenceBody({
           <Figure label="blocked" value={num(f.decisions.block ?? 0)} bad={(f.decisions.block ?? 0) > 0} />
           <Figure label="approvals" value={num(f.approvals.requested)} />
           <Figure label="lost events" value={num(f.lostEvents)} bad={f.lostEvents > 0} />
-          <Figure label="duration" value={duration(f.durationMs)} />
+          <Figure
+            label={f.timing === 'replay' ? 'duration (replay)' : 'duration'}
+            value={duration(f.durationMs)}
+          />
         </div>
       </section>
       {intel.actionItems.length > 0 && (

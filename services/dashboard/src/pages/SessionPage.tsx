@@ -9,6 +9,7 @@ import { ScoresPanel } from '../components/ScoresPanel';
 import { Badge, ErrorBox, Loading, StatusBadge } from '../components/ui';
 import { dateTime, duration, num } from '../lib/format';
 import { buildTimeline } from '../lib/timeline';
+import { timingNote } from '../lib/timing';
 import { FIRST_PAGE, useSessionEvents } from '../lib/useSessionEvents';
 import { agentLabel, useAgentsById, useVersionLabels } from './agents-data';
 
@@ -58,6 +59,7 @@ export default function SessionPage() {
   if (q.error || loaded.error || !q.data || !timeline)
     return <ErrorBox error={q.error ?? loaded.error ?? new Error('no session')} />;
   const s = q.data;
+  const timing = timingNote(s.events);
   return (
     <div className="page session-page">
       <header className="session-header">
@@ -77,6 +79,11 @@ export default function SessionPage() {
           <span>
             {duration(new Date(s.endedAt ?? s.lastEventAt).getTime() - new Date(s.startedAt).getTime())}
           </span>
+          {timing && (
+            <span className="muted small" title={timing.title} data-testid="session-timing">
+              {timing.text}
+            </span>
+          )}
           <span>{num(s.eventCount)} events</span>
           <span>{s.runs.length} runs</span>
           {s.missingSequences > 0 && <Badge tone="warn">{s.missingSequences} lost</Badge>}
