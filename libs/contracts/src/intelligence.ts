@@ -98,6 +98,11 @@ export const ActionItemKind = z.enum([
   'blocked_action',
   'events_lost',
   'suspicious_data_flow',
+  'duplicate_side_effect',
+  'compensated_action',
+  'retry_loop',
+  'ignored_error',
+  'unconfirmed_side_effect',
 ]);
 export type ActionItemKind = z.infer<typeof ActionItemKind>;
 

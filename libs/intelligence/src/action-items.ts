@@ -1,4 +1,9 @@
 import type { ActionItem, Severity } from '@agent-warden/contracts';
+import { compensatedActions } from './analysers/compensation';
+import { duplicateSideEffects } from './analysers/duplicates';
+import { ignoredErrors } from './analysers/ignored-errors';
+import { retryLoops } from './analysers/retry-loops';
+import { unconfirmedSideEffects } from './analysers/unconfirmed';
 import { flowEvidence, type AnalysisContext } from './context';
 import type { ToolCallFact } from './facts';
 import { sequenceGaps } from './figures';
@@ -206,6 +211,11 @@ const ORDER: Record<Severity, number> = { critical: 0, high: 1, medium: 2, low: 
 export function findActionItems(ctx: AnalysisContext): ActionItem[] {
   const items = [
     ...dataFlows(ctx),
+    ...duplicateSideEffects(ctx),
+    ...compensatedActions(ctx),
+    ...retryLoops(ctx),
+    ...ignoredErrors(ctx),
+    ...unconfirmedSideEffects(ctx),
     ...failedRunsAndSession(ctx),
     ...approvals(ctx),
     ...wouldHaveBeenStopped(ctx),
