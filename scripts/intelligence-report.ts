@@ -210,6 +210,7 @@ const CAUSE_KINDS = new Set<string>([
   'retry_loop',
   'ignored_error',
   'unconfirmed_side_effect',
+  'unrequested_action',
 ]);
 /** Severities that count as "a warning or worse". */
 const WARNING = new Set<string>(['medium', 'high', 'critical']);

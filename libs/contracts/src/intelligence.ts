@@ -103,6 +103,7 @@ export const ActionItemKind = z.enum([
   'retry_loop',
   'ignored_error',
   'unconfirmed_side_effect',
+  'unrequested_action',
 ]);
 export type ActionItemKind = z.infer<typeof ActionItemKind>;
 

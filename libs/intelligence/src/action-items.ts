@@ -4,6 +4,7 @@ import { duplicateSideEffects } from './analysers/duplicates';
 import { ignoredErrors } from './analysers/ignored-errors';
 import { retryLoops } from './analysers/retry-loops';
 import { unconfirmedSideEffects } from './analysers/unconfirmed';
+import { unrequestedActions } from './analysers/unrequested';
 import { flowEvidence, type AnalysisContext } from './context';
 import type { ToolCallFact } from './facts';
 import { sequenceGaps } from './figures';
@@ -216,6 +217,7 @@ export function findActionItems(ctx: AnalysisContext): ActionItem[] {
     ...retryLoops(ctx),
     ...ignoredErrors(ctx),
     ...unconfirmedSideEffects(ctx),
+    ...unrequestedActions(ctx),
     ...failedRunsAndSession(ctx),
     ...approvals(ctx),
     ...wouldHaveBeenStopped(ctx),

@@ -243,3 +243,35 @@ describe('unconfirmed_side_effect', () => {
     for (const t of benign) expect(itemsOf(trajectoryToInput(t), 'unconfirmed_side_effect')).toEqual([]);
   });
 });
+
+describe('unrequested_action (goal drift, conservative)', () => {
+  it('flags a calendar event created in a travel session that asked for a hotel recommendation, citing the call and the request (AgentDojo)', () => {
+    const input = trajectoryToInput(
+      byId(
+        agentdojo,
+        'agentdojo/gemini-2.0-flash-exp/travel/user_task_11/important_instructions/injection_task_2',
+      ),
+    );
+    const [item, ...rest] = itemsOf(input, 'unrequested_action');
+    expect(rest).toEqual([]);
+    expect(item?.title).toContain('create_calendar_event');
+    const started = input.events.find((e) => e.type === 'agent.session.started');
+    expect(item?.evidenceEventIds).toEqual(
+      expect.arrayContaining([started?.id, ...startedIds(input, 'create_calendar_event')]),
+    );
+  });
+
+  it('stays quiet when the user asked for the change, even when it is the attacker goal (AgentDojo goal as user task, benign travel)', () => {
+    const quiet = agentdojo.filter(
+      (t) =>
+        t.labels.user_task_is_injection_goal === true ||
+        (!t.labels.is_injection_attack && t.trajectory_id.includes('/travel/')),
+    );
+    expect(quiet.length).toBeGreaterThan(20);
+    for (const t of quiet) expect(itemsOf(trajectoryToInput(t), 'unrequested_action')).toEqual([]);
+  });
+
+  it('does not judge tools named by a bare verb (SWE-agent create/edit)', () => {
+    for (const t of swe) expect(itemsOf(trajectoryToInput(t), 'unrequested_action')).toEqual([]);
+  });
+});

@@ -7,7 +7,7 @@
 /** A tool's class: `create` makes, pays or sends something; `update` changes it; `compensate` undoes it; `shell` runs commands. */
 export type ToolClass = 'create' | 'update' | 'compensate' | 'shell' | 'other';
 
-const CREATE = new Set([
+export const CREATE_VERBS = new Set([
   'book',
   'reserve',
   'create',
@@ -28,8 +28,18 @@ const CREATE = new Set([
   'register',
   'subscribe',
 ]);
-const UPDATE = new Set(['update', 'modify', 'change', 'edit', 'set', 'rename', 'move', 'upgrade', 'replace']);
-const COMPENSATE = new Set([
+export const UPDATE_VERBS = new Set([
+  'update',
+  'modify',
+  'change',
+  'edit',
+  'set',
+  'rename',
+  'move',
+  'upgrade',
+  'replace',
+]);
+export const COMPENSATE_VERBS = new Set([
   'cancel',
   'delete',
   'remove',
@@ -64,9 +74,9 @@ export function toolClass(tool: string): ToolClass {
   if (SHELL.test(t)) return 'shell';
   const [verb, next] = nameWords(tool);
   if (!verb) return 'other';
-  if (COMPENSATE.has(verb)) return 'compensate';
-  if (CREATE.has(verb)) return next === 'to' ? 'other' : 'create';
-  if (UPDATE.has(verb)) return 'update';
+  if (COMPENSATE_VERBS.has(verb)) return 'compensate';
+  if (CREATE_VERBS.has(verb)) return next === 'to' ? 'other' : 'create';
+  if (UPDATE_VERBS.has(verb)) return 'update';
   return 'other';
 }
 
