@@ -211,6 +211,7 @@ const CAUSE_KINDS = new Set<string>([
   'ignored_error',
   'unconfirmed_side_effect',
   'unrequested_action',
+  'no_final_answer',
 ]);
 /** Severities that count as "a warning or worse". */
 const WARNING = new Set<string>(['medium', 'high', 'critical']);

@@ -104,6 +104,7 @@ export const ActionItemKind = z.enum([
   'ignored_error',
   'unconfirmed_side_effect',
   'unrequested_action',
+  'no_final_answer',
 ]);
 export type ActionItemKind = z.infer<typeof ActionItemKind>;
 

@@ -2,6 +2,7 @@ import type { ActionItem, Severity } from '@agent-warden/contracts';
 import { compensatedActions } from './analysers/compensation';
 import { duplicateSideEffects } from './analysers/duplicates';
 import { ignoredErrors } from './analysers/ignored-errors';
+import { noFinalAnswer } from './analysers/no-answer';
 import { retryLoops } from './analysers/retry-loops';
 import { unconfirmedSideEffects } from './analysers/unconfirmed';
 import { unrequestedActions } from './analysers/unrequested';
@@ -218,6 +219,7 @@ export function findActionItems(ctx: AnalysisContext): ActionItem[] {
     ...ignoredErrors(ctx),
     ...unconfirmedSideEffects(ctx),
     ...unrequestedActions(ctx),
+    ...noFinalAnswer(ctx),
     ...failedRunsAndSession(ctx),
     ...approvals(ctx),
     ...wouldHaveBeenStopped(ctx),

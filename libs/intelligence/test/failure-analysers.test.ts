@@ -275,3 +275,27 @@ describe('unrequested_action (goal drift, conservative)', () => {
     for (const t of swe) expect(itemsOf(trajectoryToInput(t), 'unrequested_action')).toEqual([]);
   });
 });
+
+describe('no_final_answer', () => {
+  it('flags a session whose last act was a search the user never heard the result of, citing that call (tau-bench)', () => {
+    const input = trajectoryToInput(byId(tau, 'tau-bench/gpt-4o-airline/task_33/trial_0'));
+    const [item, ...rest] = itemsOf(input, 'no_final_answer');
+    expect(rest).toEqual([]);
+    const searches = startedIds(input, 'search_direct_flight');
+    expect(item?.evidenceEventIds).toContain(searches[searches.length - 1]);
+    const ended = input.events.find((e) => e.type === 'agent.session.ended');
+    expect(item?.evidenceEventIds).toContain(ended?.id);
+  });
+
+  it('stays quiet when the last call hands the answer in or the user over (SWE-agent submit, tau-bench transfer)', () => {
+    for (const t of swe) expect(itemsOf(trajectoryToInput(t), 'no_final_answer')).toEqual([]);
+    const transferred = byId(tau, 'tau-bench/gpt-4o-airline/task_8/trial_1');
+    expect(itemsOf(trajectoryToInput(transferred), 'no_final_answer')).toEqual([]);
+  });
+
+  it('stays quiet when the agent replied after its last call (tau-bench, reward 1)', () => {
+    expect(
+      itemsOf(trajectoryToInput(byId(tau, 'tau-bench/gpt-4o-airline/task_32/trial_0')), 'no_final_answer'),
+    ).toEqual([]);
+  });
+});
