@@ -299,3 +299,12 @@ describe('no_final_answer', () => {
     ).toEqual([]);
   });
 });
+
+describe('the summary names the failure', () => {
+  it('puts a high item in "Look at" and a medium one in "Worth a look" (tau-bench)', () => {
+    const stuck = analyseSession(trajectoryToInput(byId(tau, 'tau-bench/gpt-4o-airline/task_8/trial_1')));
+    expect(stuck.summary.text).toContain('Look at: book_reservation failed 3 times in a row');
+    const silent = analyseSession(trajectoryToInput(byId(tau, 'tau-bench/gpt-4o-airline/task_33/trial_0')));
+    expect(silent.summary.text).toContain('Worth a look: The session ended after search_direct_flight');
+  });
+});
