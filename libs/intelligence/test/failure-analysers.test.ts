@@ -308,3 +308,37 @@ describe('the summary names the failure', () => {
     expect(silent.summary.text).toContain('Worth a look: The session ended after search_direct_flight');
   });
 });
+
+describe('the shape of the issue example: three bookings where one was asked for, one cancelled', () => {
+  it('reports the duplicate bookings and the booking undone by its own id, each citing its calls (a real booking, replayed three times)', () => {
+    const t = byId(tau, 'tau-bench/gpt-4o-airline/task_32/trial_0');
+    const book = [...t.steps]
+      .reverse()
+      .find((s) => s.tool === 'book_reservation' && !s.error) as TrajectoryStep;
+    const [id] = resultIds(book.result);
+    // Each copy returns its own new id (the real one with a suffix), as a booking system would.
+    const copies = ['B', 'C'].map((suffix, i) => ({
+      ...book,
+      index: t.steps.length + i,
+      result: String(book.result).split(String(id)).join(`${id}${suffix}`),
+    }));
+    const cancel: TrajectoryStep = {
+      ...book,
+      index: t.steps.length + 2,
+      tool: 'cancel_reservation',
+      arguments: { reservation_id: `${id}B` },
+      result: '{"status": "cancelled"}',
+    };
+    const input = trajectoryToInput({ ...t, steps: [...t.steps, ...copies, cancel] });
+    const booked = startedIds(input, 'book_reservation').slice(-3);
+    const [dup] = itemsOf(input, 'duplicate_side_effect');
+    expect(dup?.title).toContain('succeeded 3 times');
+    expect(dup?.evidenceEventIds).toEqual(expect.arrayContaining(booked));
+    const [undone, ...more] = itemsOf(input, 'compensated_action');
+    expect(more).toEqual([]);
+    expect(undone?.evidenceEventIds).toEqual(
+      expect.arrayContaining([booked[1], ...startedIds(input, 'cancel_reservation')]),
+    );
+    expect(undone?.evidenceEventIds).not.toContain(booked[0]);
+  });
+});
