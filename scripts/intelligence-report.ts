@@ -1,8 +1,10 @@
 /**
  * Runs the deterministic analysers (@agent-warden/intelligence `analyseSession`) over the shared
  * trajectories, as the replay would send them, and writes:
- * - docs/intelligence.md: how often the AgentDojo sessions got a flag pointing at the injected
- *   call (attacks that succeeded, failed, the attacker's goal asked directly, benign runs);
+ * - docs/intelligence.md: per source, sessions with action items and the failure analysers' items
+ *   by kind, and on tau-bench how many failed sessions got a specific cause and how many succeeded
+ *   ones a warning; how often the AgentDojo sessions got a flag pointing at the injected call
+ *   (attacks that succeeded, failed, the attacker's goal asked directly, benign runs);
  * - docs/examples/<source>.json + .md: the output for one real session per source.
  * Deterministic (ids come from a counter), so re-running it changes nothing unless the code did.
  *
@@ -201,6 +203,85 @@ function agentdojoTable(): { md: string; totals: Record<Label, Row> } {
   return { md: lines.join('\n'), totals };
 }
 
+/** Action item kinds that name a specific cause of failure (the failure analysers, docs/intelligence.md "Failure analysers"). */
+const CAUSE_KINDS = new Set<string>([
+  'duplicate_side_effect',
+  'compensated_action',
+  'retry_loop',
+  'ignored_error',
+  'unconfirmed_side_effect',
+  'unrequested_action',
+  'no_final_answer',
+]);
+/** Severities that count as "a warning or worse". */
+const WARNING = new Set<string>(['medium', 'high', 'critical']);
+
+/**
+ * Per source: sessions with any action item, with a failure-analyser item, items by kind; on
+ * tau-bench (the only source with a success label per session) the failed sessions (reward 0) with
+ * a specific cause and the succeeded ones (reward 1) with a warning or worse. The REPORT reads the
+ * labels to measure; the analysers never do.
+ */
+function sourcesTable(): string {
+  const lines = [
+    '| source | sessions | with any action item | with a failure-analyser item | failure-analyser items by kind (severity) |',
+    '|---|---|---|---|---|',
+  ];
+  const tau = { failed: 0, failedCause: 0, ok: 0, okWarned: 0, okWarnedCause: 0 };
+  const failedList: string[] = [];
+  for (const [name, file] of [
+    ['tau-bench', 'tau_bench_airline.jsonl'],
+    ['SWE-agent', 'swe_agent.jsonl'],
+    ['AgentDojo', 'agentdojo.jsonl'],
+  ] as const) {
+    let sessions = 0;
+    let any = 0;
+    let cause = 0;
+    const kinds: Record<string, number> = {};
+    for (const t of loadTrajectories(file)) {
+      const out = analyseSession(trajectoryToInput(t, { ids: sequentialIds() }));
+      const causes = out.actionItems.filter((a) => CAUSE_KINDS.has(a.kind));
+      sessions += 1;
+      if (out.actionItems.length > 0) any += 1;
+      if (causes.length > 0) cause += 1;
+      for (const a of causes)
+        kinds[`${a.kind} (${a.severity})`] = (kinds[`${a.kind} (${a.severity})`] ?? 0) + 1;
+      const reward = (t.labels as { reward?: number }).reward;
+      if (reward === 0) {
+        tau.failed += 1;
+        if (causes.length > 0) {
+          tau.failedCause += 1;
+          failedList.push(`\`${t.trajectory_id}\`: ${causes.map((a) => a.kind).join(', ')}`);
+        }
+      } else if (reward === 1) {
+        tau.ok += 1;
+        if (out.actionItems.some((a) => WARNING.has(a.severity))) tau.okWarned += 1;
+        if (causes.some((a) => WARNING.has(a.severity))) tau.okWarnedCause += 1;
+      }
+    }
+    const byKind = Object.entries(kinds)
+      .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+      .map(([k, n]) => `${k}: ${n}`)
+      .join(', ');
+    lines.push(
+      `| ${name} | ${sessions} | ${pct(any, sessions)} | ${pct(cause, sessions)} | ${byKind || '–'} |`,
+    );
+  }
+  lines.push(
+    '',
+    '| tau-bench outcome (label read by the report only) | sessions | measure | result | goal |',
+    '|---|---|---|---|---|',
+    `| failed (reward 0) | ${tau.failed} | with an item naming a specific cause (a failure-analyser item) | ${pct(tau.failedCause, tau.failed)} | ≥ 70 % (and correct) |`,
+    `| succeeded (reward 1) | ${tau.ok} | with a warning or worse (any action item of severity medium, high or critical) | ${pct(tau.okWarned, tau.ok)} | ≤ 15 % |`,
+    `| succeeded (reward 1) | ${tau.ok} | … of it from the failure analysers | ${pct(tau.okWarnedCause, tau.ok)} | |`,
+    '',
+    `Failed tau-bench sessions with a failure-analyser item (${failedList.length}):`,
+    '',
+    ...failedList.map((l) => `- ${l}`),
+  );
+  return lines.join('\n');
+}
+
 /** Markdown rendering of one session's intelligence. */
 function renderExample(t: Trajectory, out: IntelligenceDraft): string {
   const f = out.summary.figures;
@@ -287,7 +368,9 @@ function main(): void {
     fs.writeFileSync(path.join(DOCS, 'examples', `intelligence-${ex.name}.md`), renderExample(t, out));
     examples.push(`- [${ex.name}](examples/intelligence-${ex.name}.md): \`${t.trajectory_id}\``);
   }
-  const { md } = agentdojoTable();
+  const sources = sourcesTable();
+  const { md: dojo } = agentdojoTable();
+  const md = `${sources}\n\n${dojo}`;
   const template = fs.readFileSync(path.join(DOCS, 'intelligence.md'), 'utf8');
   const begin = '<!-- report:begin -->';
   const end = '<!-- report:end -->';

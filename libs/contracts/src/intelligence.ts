@@ -105,6 +105,13 @@ export const ActionItemKind = z.enum([
   'blocked_action',
   'events_lost',
   'suspicious_data_flow',
+  'duplicate_side_effect',
+  'compensated_action',
+  'retry_loop',
+  'ignored_error',
+  'unconfirmed_side_effect',
+  'unrequested_action',
+  'no_final_answer',
 ]);
 export type ActionItemKind = z.infer<typeof ActionItemKind>;
 

@@ -1,4 +1,11 @@
 import type { ActionItem, Severity } from '@agent-warden/contracts';
+import { compensatedActions } from './analysers/compensation';
+import { duplicateSideEffects } from './analysers/duplicates';
+import { ignoredErrors } from './analysers/ignored-errors';
+import { noFinalAnswer } from './analysers/no-answer';
+import { retryLoops } from './analysers/retry-loops';
+import { unconfirmedSideEffects } from './analysers/unconfirmed';
+import { unrequestedActions } from './analysers/unrequested';
 import { flowEvidence, type AnalysisContext } from './context';
 import type { ToolCallFact } from './facts';
 import { sequenceGaps } from './figures';
@@ -206,6 +213,13 @@ const ORDER: Record<Severity, number> = { critical: 0, high: 1, medium: 2, low: 
 export function findActionItems(ctx: AnalysisContext): ActionItem[] {
   const items = [
     ...dataFlows(ctx),
+    ...duplicateSideEffects(ctx),
+    ...compensatedActions(ctx),
+    ...retryLoops(ctx),
+    ...ignoredErrors(ctx),
+    ...unconfirmedSideEffects(ctx),
+    ...unrequestedActions(ctx),
+    ...noFinalAnswer(ctx),
     ...failedRunsAndSession(ctx),
     ...approvals(ctx),
     ...wouldHaveBeenStopped(ctx),

@@ -57,7 +57,16 @@ export function buildSummary(ctx: AnalysisContext, items: readonly ActionItem[])
         3,
       )}.`,
     );
-  else if (items.length > 0) sentences.push(`${plural(items.length, 'minor action item')}.`);
+  const medium = items.filter((i) => i.severity === 'medium');
+  if (urgent.length === 0 && medium.length > 0)
+    sentences.push(
+      `Worth a look: ${listOf(
+        medium.map((i) => i.title),
+        3,
+      )}.`,
+    );
+  else if (urgent.length === 0 && items.length > 0)
+    sentences.push(`${plural(items.length, 'minor action item')}.`);
   if (f.lostEvents > 0) sentences.push(`${plural(f.lostEvents, 'event')} lost on the way.`);
   return { text: sentences.join(' '), input: ctx.facts.task, outcome, figures: f };
 }

@@ -1,0 +1,94 @@
+import type { ActionItem } from '@agent-warden/contracts';
+import type { AnalysisContext } from '../context';
+import type { ToolCallFact } from '../facts';
+import { textOf } from '../flow/identifiers';
+import { toolClass } from '../flow/tool-classes';
+import { clip } from '../text';
+import { callEvidence } from './evidence';
+import { isIdArgument, leafPairs } from './similarity';
+
+/** Shortest identifier value followed from a result into a later call, characters. */
+export const MIN_ID_LENGTH = 3;
+
+function parsed(result: unknown): unknown {
+  if (typeof result !== 'string') return result;
+  const t = result.trim();
+  if (!t.startsWith('{') && !t.startsWith('[')) return result;
+  try {
+    return JSON.parse(t) as unknown;
+  } catch {
+    return result;
+  }
+}
+
+/** Values of identifying keys (`…_id`, `id`) in a result; a short one-word result counts as an id itself. */
+export function resultIds(result: unknown): string[] {
+  const v = parsed(result);
+  if (typeof v === 'string') {
+    const t = v.trim();
+    return /^[\w.:-]{3,64}$/.test(t) && /\d/.test(t) ? [t] : [];
+  }
+  const out: string[] = [];
+  const walk = (x: unknown, key: string) => {
+    if (Array.isArray(x)) for (const y of x) walk(y, key);
+    else if (x && typeof x === 'object')
+      for (const [k, y] of Object.entries(x as Record<string, unknown>)) walk(y, k);
+    else if ((typeof x === 'string' || typeof x === 'number') && isIdArgument(key)) {
+      const s = String(x);
+      if (s.length >= MIN_ID_LENGTH) out.push(s);
+    }
+  };
+  walk(v, '');
+  return [...new Set(out)];
+}
+
+/** The string/number values of a call's arguments. */
+function argumentValues(c: ToolCallFact): Set<string> {
+  return new Set(
+    leafPairs(c.arguments).map((p) => {
+      const raw = p.slice(p.indexOf('=') + 1);
+      try {
+        const v = JSON.parse(raw) as unknown;
+        return typeof v === 'string' || typeof v === 'number' ? String(v) : raw;
+      } catch {
+        return raw;
+      }
+    }),
+  );
+}
+
+/**
+ * Irreversible action followed by compensation (docs/intelligence.md "Failure analysers"): a
+ * create-class call (book, pay, create …) whose result returned a new identifier — one not seen
+ * in the request or in any earlier call or result — that a later compensate-class call (cancel,
+ * delete, refund …) took as an argument: the data flow says it undid that very object. One item
+ * per pair, citing both calls. Pure.
+ */
+export function compensatedActions(ctx: AnalysisContext): ActionItem[] {
+  const out: ActionItem[] = [];
+  const calls = ctx.facts.toolCalls;
+  let seen = ctx.facts.task ?? '';
+  for (const [i, a] of calls.entries()) {
+    const before = seen;
+    seen += `\n${textOf(a.arguments)}\n${textOf(a.result)}`;
+    if (a.status !== 'completed' || toolClass(a.toolName) !== 'create') continue;
+    const fresh = resultIds(a.result).filter(
+      (id) => !before.includes(id) && !textOf(a.arguments).includes(id),
+    );
+    if (fresh.length === 0) continue;
+    for (const b of calls.slice(i + 1)) {
+      if (b.status !== 'completed' || toolClass(b.toolName) !== 'compensate') continue;
+      const values = argumentValues(b);
+      const id = fresh.find((x) => values.has(x));
+      if (!id) continue;
+      out.push({
+        kind: 'compensated_action',
+        severity: 'medium',
+        title: `${a.toolName} then ${b.toolName} of the same object`,
+        detail: `${a.toolName} (call #${a.index + 1}) created ${clip(id, 40)}, and ${b.toolName} (call #${b.index + 1}) undid it later in the session. A side effect that had to be compensated: check why it was made (a wrong or extra booking, payment or record) and what undoing it cost.`,
+        evidenceEventIds: callEvidence([a, b]),
+      });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,344 @@
+import type { ActionItem } from '@agent-warden/contracts';
+import { analyseSession } from '../src';
+import { resultIds } from '../src/analysers/compensation';
+import { acknowledges } from '../src/analysers/ignored-errors';
+import { textSimilarity } from '../src/analysers/similarity';
+import { confirms } from '../src/analysers/unconfirmed';
+import { toolClass } from '../src/flow/tool-classes';
+import type { SessionInput } from '../src/types';
+import {
+  loadTrajectories,
+  trajectoryToInput,
+  type Trajectory,
+  type TrajectoryStep,
+} from './support/trajectory-input';
+
+const tau = loadTrajectories('tau_bench_airline.jsonl');
+const swe = loadTrajectories('swe_agent.jsonl');
+const agentdojo = loadTrajectories('agentdojo.jsonl');
+
+function byId(all: Trajectory[], id: string): Trajectory {
+  const t = all.find((x) => x.trajectory_id === id);
+  if (!t) throw new Error(`missing ${id}`);
+  return t;
+}
+
+function itemsOf(input: SessionInput, kind: ActionItem['kind']): ActionItem[] {
+  return analyseSession(input).actionItems.filter((a) => a.kind === kind);
+}
+
+/** The `agent.tool.started` event ids of the calls of `tool`, in order. */
+function startedIds(input: SessionInput, tool: string): string[] {
+  return input.events
+    .filter((e) => e.type === 'agent.tool.started' && e.data.toolName === tool)
+    .map((e) => e.id);
+}
+
+describe('tool classes (generic verbs, no tool list)', () => {
+  it('classes a tool by its leading verb', () => {
+    expect(toolClass('book_reservation')).toBe('create');
+    expect(toolClass('createInvoice')).toBe('create');
+    expect(toolClass('cancel_reservation')).toBe('compensate');
+    expect(toolClass('refund_payment')).toBe('compensate');
+    expect(toolClass('update_reservation_flights')).toBe('update');
+    expect(toolClass('bash')).toBe('shell');
+    expect(toolClass('get_reservation_details')).toBe('other');
+    expect(toolClass('transfer_to_human_agents')).toBe('other');
+  });
+});
+
+describe('duplicate_side_effect', () => {
+  it('flags a hotel reserved twice with the same arguments, citing both calls and not the third reservation (AgentDojo travel)', () => {
+    const input = trajectoryToInput(
+      byId(
+        agentdojo,
+        'agentdojo/meta-llama_Llama-3.3-70B-Instruct-repeat_user_prompt/travel/user_task_0/important_instructions/injection_task_0',
+      ),
+    );
+    const [item, ...rest] = itemsOf(input, 'duplicate_side_effect');
+    expect(rest).toEqual([]);
+    expect(item?.severity).toBe('high');
+    // Three reservations: two with identical arguments (cited), one for another stay (not cited).
+    const started = input.events.filter(
+      (e) => e.type === 'agent.tool.started' && e.data.toolName === 'reserve_hotel',
+    );
+    const key = (e: (typeof started)[number]) => JSON.stringify(e.data.arguments);
+    const twice = started.filter((e) => started.filter((x) => key(x) === key(e)).length === 2);
+    expect(twice).toHaveLength(2);
+    expect(item?.evidenceEventIds).toEqual(expect.arrayContaining(twice.map((e) => e.id)));
+    const other = started.filter((e) => !twice.includes(e));
+    for (const e of other) expect(item?.evidenceEventIds).not.toContain(e.id);
+  });
+
+  it('stays quiet on two cancellations of different reservations and on repeated updates with new values (tau-bench, reward 1)', () => {
+    for (const id of [
+      'tau-bench/gpt-4o-airline/task_30/trial_1',
+      'tau-bench/gpt-4o-airline/task_34/trial_0',
+      'tau-bench/gpt-4o-airline/task_2/trial_2',
+    ]) {
+      expect(itemsOf(trajectoryToInput(byId(tau, id)), 'duplicate_side_effect')).toEqual([]);
+    }
+  });
+
+  it('flags a booking made twice with near-same arguments (a real booking, replayed with a second identical-but-payment copy)', () => {
+    const t = byId(tau, 'tau-bench/gpt-4o-airline/task_32/trial_0');
+    const book = [...t.steps]
+      .reverse()
+      .find((s) => s.tool === 'book_reservation' && !s.error) as TrajectoryStep;
+    const args = book.arguments as Record<string, unknown>;
+    const copy: TrajectoryStep = {
+      ...book,
+      index: t.steps.length,
+      arguments: { ...args, insurance: args.insurance === 'yes' ? 'no' : 'yes' },
+    };
+    const input = trajectoryToInput({ ...t, steps: [...t.steps, copy] });
+    const [item] = itemsOf(input, 'duplicate_side_effect');
+    expect(item?.title).toContain('near-same');
+    expect(item?.evidenceEventIds).toEqual(
+      expect.arrayContaining(startedIds(input, 'book_reservation').slice(-2)),
+    );
+  });
+});
+
+describe('compensated_action', () => {
+  const t = byId(tau, 'tau-bench/gpt-4o-airline/task_32/trial_0');
+  const book = [...t.steps]
+    .reverse()
+    .find((s) => s.tool === 'book_reservation' && !s.error) as TrajectoryStep;
+
+  it('reads the new object id from a create call result', () => {
+    expect(resultIds(book.result)).not.toEqual([]);
+  });
+
+  it('flags a real booking later cancelled by the id its result returned (the cancel step appended)', () => {
+    const [id] = resultIds(book.result);
+    const cancel: TrajectoryStep = {
+      ...book,
+      index: t.steps.length,
+      tool: 'cancel_reservation',
+      arguments: { reservation_id: id, reason: 'change of plan' },
+      result: '{"status": "cancelled"}',
+    };
+    const input = trajectoryToInput({ ...t, steps: [...t.steps, cancel] });
+    const [item, ...rest] = itemsOf(input, 'compensated_action');
+    expect(rest).toEqual([]);
+    expect(item?.severity).toBe('medium');
+    const booked = startedIds(input, 'book_reservation');
+    expect(item?.evidenceEventIds).toEqual(
+      expect.arrayContaining([booked[booked.length - 1], ...startedIds(input, 'cancel_reservation')]),
+    );
+  });
+
+  it('stays quiet when an existing reservation is cancelled and a new one booked (tau-bench)', () => {
+    for (const id of [
+      'tau-bench/gpt-4o-airline/task_8/trial_1',
+      'tau-bench/gpt-4o-airline/task_25/trial_0',
+      'tau-bench/gpt-4o-airline/task_9/trial_2',
+    ]) {
+      expect(itemsOf(trajectoryToInput(byId(tau, id)), 'compensated_action')).toEqual([]);
+    }
+  });
+});
+
+describe('retry_loop', () => {
+  it('flags a booking retried three times with the same failing payment, and nothing succeeded after (tau-bench)', () => {
+    const input = trajectoryToInput(byId(tau, 'tau-bench/gpt-4o-airline/task_8/trial_1'));
+    const [item, ...rest] = itemsOf(input, 'retry_loop');
+    expect(rest).toEqual([]);
+    expect(item?.severity).toBe('high');
+    expect(item?.evidenceEventIds).toEqual(expect.arrayContaining(startedIds(input, 'book_reservation')));
+  });
+
+  it('flags a CTF agent submitting near-same wrong flags, and notes the attempt that finally worked (SWE-agent)', () => {
+    const input = trajectoryToInput(byId(swe, 'swe-agent/trajectories/demonstrations/ctf/crypto/eps'));
+    const [item, ...rest] = itemsOf(input, 'retry_loop');
+    expect(rest).toEqual([]);
+    expect(item?.severity).toBe('low');
+    expect(item?.detail).toContain('finally succeeded');
+    expect(item?.evidenceEventIds.length).toBeGreaterThanOrEqual(5 * 3);
+  });
+
+  it('stays quiet on SWE-agent runs that edit and re-run without failing in a loop', () => {
+    const quiet = swe.filter((t) => t.trajectory_id.includes('marshmallow'));
+    expect(quiet.length).toBeGreaterThan(0);
+    for (const t of quiet) expect(itemsOf(trajectoryToInput(t), 'retry_loop')).toEqual([]);
+  });
+
+  it('measures small variations by normalised edit distance', () => {
+    expect(textSimilarity('submit abc{x}', 'submit abd{x}')).toBeGreaterThan(0.9);
+    expect(textSimilarity('ls -F', 'python reproduce.py')).toBeLessThan(0.3);
+  });
+});
+
+describe('ignored_error', () => {
+  it('flags a failed delete followed by a reply that does not mention it (AgentDojo)', () => {
+    const input = trajectoryToInput(
+      byId(
+        agentdojo,
+        'agentdojo/meta-llama_Llama-3.3-70B-Instruct-repeat_user_prompt/workspace/user_task_38/ignore_previous/injection_task_3',
+      ),
+    );
+    const items = itemsOf(input, 'ignored_error');
+    expect(items.length).toBeGreaterThan(0);
+    const failed = input.events.filter((e) => e.type === 'agent.tool.failed').map((e) => e.id);
+    const replies = input.events
+      .filter((e) => e.type === 'agent.message.logged' && e.data.role === 'assistant')
+      .map((e) => e.id);
+    for (const item of items) {
+      expect(item.evidenceEventIds.some((id) => failed.includes(id))).toBe(true);
+      expect(item.evidenceEventIds.some((id) => replies.includes(id))).toBe(true);
+    }
+  });
+
+  it('stays quiet when the reply explains the failure (tau-bench: not enough seats, payment did not add up)', () => {
+    for (const id of [
+      'tau-bench/gpt-4o-airline/task_32/trial_0',
+      'tau-bench/gpt-4o-airline/task_46/trial_3',
+    ]) {
+      expect(itemsOf(trajectoryToInput(byId(tau, id)), 'ignored_error')).toEqual([]);
+    }
+  });
+
+  it('reads an acknowledgement from failure words or from the error text', () => {
+    expect(acknowledges('It seems the card balance is too low.', 'Error: balance is not enough')).toBe(true);
+    expect(acknowledges('Your booking is complete!', 'Error: not enough seats')).toBe(false);
+  });
+});
+
+describe('unconfirmed_side_effect', () => {
+  it('reads agreement', () => {
+    expect(confirms('Yes, please go ahead.')).toBe(true);
+    expect(confirms('What about the return flight?')).toBe(false);
+  });
+
+  it('stays quiet when every change followed the user agreeing (tau-bench, reward 1)', () => {
+    const t = byId(tau, 'tau-bench/gpt-4o-airline/task_32/trial_0');
+    expect(itemsOf(trajectoryToInput(t), 'unconfirmed_side_effect')).toEqual([]);
+  });
+
+  it('flags a change made right after a user message that agreed to nothing, citing that message', () => {
+    const t = byId(tau, 'tau-bench/gpt-4o-airline/task_32/trial_0');
+    // The same real session with the user's last agreement before the booking replaced by a question.
+    const at = t.steps.findIndex((s) => s.tool === 'book_reservation');
+    const userAt = t.steps
+      .slice(0, at)
+      .map((s) => s.kind === 'message' && s.role === 'user')
+      .lastIndexOf(true);
+    const steps = t.steps.map((s, i) =>
+      i === userAt ? { ...s, content: 'What would the new flight cost?' } : s,
+    );
+    const input = trajectoryToInput({ ...t, steps });
+    const [item] = itemsOf(input, 'unconfirmed_side_effect');
+    expect(item?.severity).toBe('medium');
+    const question = input.events.find((e) => e.data.content === 'What would the new flight cost?');
+    expect(item?.evidenceEventIds).toEqual(
+      expect.arrayContaining([question?.id, startedIds(input, 'book_reservation')[0]]),
+    );
+  });
+
+  it('stays quiet on single-request sessions (AgentDojo benign runs that write)', () => {
+    const benign = agentdojo.filter(
+      (t) => !t.labels.is_injection_attack && t.trajectory_id.includes('/banking/'),
+    );
+    for (const t of benign) expect(itemsOf(trajectoryToInput(t), 'unconfirmed_side_effect')).toEqual([]);
+  });
+});
+
+describe('unrequested_action (goal drift, conservative)', () => {
+  it('flags a calendar event created in a travel session that asked for a hotel recommendation, citing the call and the request (AgentDojo)', () => {
+    const input = trajectoryToInput(
+      byId(
+        agentdojo,
+        'agentdojo/gemini-2.0-flash-exp/travel/user_task_11/important_instructions/injection_task_2',
+      ),
+    );
+    const [item, ...rest] = itemsOf(input, 'unrequested_action');
+    expect(rest).toEqual([]);
+    expect(item?.title).toContain('create_calendar_event');
+    const started = input.events.find((e) => e.type === 'agent.session.started');
+    expect(item?.evidenceEventIds).toEqual(
+      expect.arrayContaining([started?.id, ...startedIds(input, 'create_calendar_event')]),
+    );
+  });
+
+  it('stays quiet when the user asked for the change, even when it is the attacker goal (AgentDojo goal as user task, benign travel)', () => {
+    const quiet = agentdojo.filter(
+      (t) =>
+        t.labels.user_task_is_injection_goal === true ||
+        (!t.labels.is_injection_attack && t.trajectory_id.includes('/travel/')),
+    );
+    expect(quiet.length).toBeGreaterThan(20);
+    for (const t of quiet) expect(itemsOf(trajectoryToInput(t), 'unrequested_action')).toEqual([]);
+  });
+
+  it('does not judge tools named by a bare verb (SWE-agent create/edit)', () => {
+    for (const t of swe) expect(itemsOf(trajectoryToInput(t), 'unrequested_action')).toEqual([]);
+  });
+});
+
+describe('no_final_answer', () => {
+  it('flags a session whose last act was a search the user never heard the result of, citing that call (tau-bench)', () => {
+    const input = trajectoryToInput(byId(tau, 'tau-bench/gpt-4o-airline/task_33/trial_0'));
+    const [item, ...rest] = itemsOf(input, 'no_final_answer');
+    expect(rest).toEqual([]);
+    const searches = startedIds(input, 'search_direct_flight');
+    expect(item?.evidenceEventIds).toContain(searches[searches.length - 1]);
+    const ended = input.events.find((e) => e.type === 'agent.session.ended');
+    expect(item?.evidenceEventIds).toContain(ended?.id);
+  });
+
+  it('stays quiet when the last call hands the answer in or the user over (SWE-agent submit, tau-bench transfer)', () => {
+    for (const t of swe) expect(itemsOf(trajectoryToInput(t), 'no_final_answer')).toEqual([]);
+    const transferred = byId(tau, 'tau-bench/gpt-4o-airline/task_8/trial_1');
+    expect(itemsOf(trajectoryToInput(transferred), 'no_final_answer')).toEqual([]);
+  });
+
+  it('stays quiet when the agent replied after its last call (tau-bench, reward 1)', () => {
+    expect(
+      itemsOf(trajectoryToInput(byId(tau, 'tau-bench/gpt-4o-airline/task_32/trial_0')), 'no_final_answer'),
+    ).toEqual([]);
+  });
+});
+
+describe('the summary names the failure', () => {
+  it('puts a high item in "Look at" and a medium one in "Worth a look" (tau-bench)', () => {
+    const stuck = analyseSession(trajectoryToInput(byId(tau, 'tau-bench/gpt-4o-airline/task_8/trial_1')));
+    expect(stuck.summary.text).toContain('Look at: book_reservation failed 3 times in a row');
+    const silent = analyseSession(trajectoryToInput(byId(tau, 'tau-bench/gpt-4o-airline/task_33/trial_0')));
+    expect(silent.summary.text).toContain('Worth a look: The session ended after search_direct_flight');
+  });
+});
+
+describe('the shape of the issue example: three bookings where one was asked for, one cancelled', () => {
+  it('reports the duplicate bookings and the booking undone by its own id, each citing its calls (a real booking, replayed three times)', () => {
+    const t = byId(tau, 'tau-bench/gpt-4o-airline/task_32/trial_0');
+    const book = [...t.steps]
+      .reverse()
+      .find((s) => s.tool === 'book_reservation' && !s.error) as TrajectoryStep;
+    const [id] = resultIds(book.result);
+    // Each copy returns its own new id (the real one with a suffix), as a booking system would.
+    const copies = ['B', 'C'].map((suffix, i) => ({
+      ...book,
+      index: t.steps.length + i,
+      result: String(book.result).split(String(id)).join(`${id}${suffix}`),
+    }));
+    const cancel: TrajectoryStep = {
+      ...book,
+      index: t.steps.length + 2,
+      tool: 'cancel_reservation',
+      arguments: { reservation_id: `${id}B` },
+      result: '{"status": "cancelled"}',
+    };
+    const input = trajectoryToInput({ ...t, steps: [...t.steps, ...copies, cancel] });
+    const booked = startedIds(input, 'book_reservation').slice(-3);
+    const [dup] = itemsOf(input, 'duplicate_side_effect');
+    expect(dup?.title).toContain('succeeded 3 times');
+    expect(dup?.evidenceEventIds).toEqual(expect.arrayContaining(booked));
+    const [undone, ...more] = itemsOf(input, 'compensated_action');
+    expect(more).toEqual([]);
+    expect(undone?.evidenceEventIds).toEqual(
+      expect.arrayContaining([booked[1], ...startedIds(input, 'cancel_reservation')]),
+    );
+    expect(undone?.evidenceEventIds).not.toContain(booked[0]);
+  });
+});
