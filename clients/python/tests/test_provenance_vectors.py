@@ -13,7 +13,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-from agentwarden._instructions import instruction_detector, load_rules
+from agentwarden._instructions import instruction_detector, letter_form, load_rules
 from agentwarden._provenance import match_arguments, vector_store
 from agentwarden._provenance_text import (
     MAX_DEPTH,
@@ -78,6 +78,41 @@ def test_instruction_case(case: Dict[str, Any]):
     finding = instruction_detector()(case["text"])
     assert finding.instructions is case["instructions"]
     assert list(finding.rules) == case["rules"]
+
+
+@pytest.mark.parametrize("case", INSTRUCTIONS["cases"], ids=lambda c: c["name"])
+def test_every_rule_that_matches_a_vector_passes_its_prefilter(case: Dict[str, Any]):
+    """An ``anyOf`` prefilter is complete: where the pattern matches, one of its words occurs."""
+    rules = load("instruction-rules.json")
+    scanned = unicodedata.normalize("NFKC", case["text"])[: rules["maxScanChars"]]
+    letters = letter_form(scanned)
+    blocked = [
+        r["id"]
+        for r in rules["rules"]
+        if r.get("anyOf")
+        and re.search(r["pattern"], scanned, re.I)
+        and not any(e in letters for e in r["anyOf"])
+    ]
+    assert blocked == []
+
+
+def test_the_letter_form_is_lowercase_letter_runs():
+    assert letter_form("Hi AI-agent, DON'T\\nsend 2 files.") == " hi ai agent don t nsend files "
+
+
+def test_a_malformed_prefilter_is_refused():
+    def rules(any_of: List[str]) -> Dict[str, Any]:
+        rule = {"id": "x", "weight": 1, "pattern": "x", "flags": "i", "anyOf": any_of, "description": ""}
+        return {"version": 1, "threshold": 1, "maxScanChars": 100, "rules": [rule]}
+
+    for bad in ([], ["Ignore"], ["a.i."], ["two  spaces"]):
+        with pytest.raises(ValueError):
+            instruction_detector(rules(bad))
+    detect = instruction_detector(
+        {**rules(["ignore"]), "rules": [{**rules(["ignore"])["rules"][0], "pattern": "ign.re"}]}
+    )
+    assert detect("IGNORE this").rules == ("x",)
+    assert detect("ignxre this").rules == ()
 
 
 def test_the_shipped_rules_are_the_contracts():

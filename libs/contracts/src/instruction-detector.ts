@@ -9,6 +9,12 @@ export interface InstructionRule {
   pattern: string;
   /** `""` or `"i"`. */
   flags: string;
+  /**
+   * Prefilter: lowercase words or phrases (a-z and single spaces), at least one of which occurs in
+   * the {@link letterForm} of every text the pattern matches; the pattern runs only when one does.
+   * Absent: the pattern always runs.
+   */
+  anyOf?: string[];
   description: string;
 }
 
@@ -35,25 +41,80 @@ export interface InstructionFinding {
 /** The detector's rules as shipped (docs/provenance.md "Instructions aimed at the model"). */
 export const INSTRUCTION_RULES: InstructionRules = rulesFile as InstructionRules;
 
+/** What an `anyOf` entry may hold: a-z and single spaces (a space at an end is a word boundary). */
+const ANY_OF_ENTRY = /^ ?[a-z]+(?: [a-z]+)* ?$/;
+
+/**
+ * U+0130 and U+0131, which Python's `re.IGNORECASE` (not JavaScript's `iu`) matches to `i` even
+ * after NFKC: a text holding one is scanned by every rule in both engines, without prefilter.
+ */
+const I_ALIKES = /[\u0130\u0131]/;
+
+/**
+ * The text an `anyOf` prefilter reads (docs/provenance.md "Instructions aimed at the model"):
+ * `scanned` lowercased with a space at both ends, every run of characters other than `a`-`z` then
+ * made one space. `"Hi AI-agent, DON'T"` gives `" hi ai agent don t "`. Equal to the Python engine's
+ * `letter_form` for every text without U+0130 or U+0131 (which are never prefiltered).
+ */
+export function letterForm(scanned: string): string {
+  return ` ${scanned.toLowerCase()} `.replace(/[^a-z]+/g, ' ');
+}
+
+interface CompiledRule {
+  id: string;
+  weight: number;
+  re: RegExp;
+  /** The rule's `anyOf` entries as one alternation (one scan of the letter form, not one per entry). */
+  anyOf: RegExp | undefined;
+}
+
+/** Compiles `rules`' patterns with `flags` added; throws a `SyntaxError` or a `TypeError` (bad `anyOf`). */
+function compile(rules: InstructionRules, flags: string): CompiledRule[] {
+  return rules.rules.map((r) => {
+    if (r.anyOf !== undefined && (r.anyOf.length === 0 || !r.anyOf.every((e) => ANY_OF_ENTRY.test(e)))) {
+      throw new TypeError(`instruction rule ${r.id}: anyOf must be a non-empty list of a-z words`);
+    }
+    return {
+      id: r.id,
+      weight: r.weight,
+      re: new RegExp(r.pattern, `${flags}${r.flags.includes('i') ? 'i' : ''}u`),
+      anyOf: r.anyOf && new RegExp(r.anyOf.join('|')),
+    };
+  });
+}
+
+/**
+ * The scanned part of `text` (its first `maxScanChars` characters after NFKC) and a test of
+ * whether a rule may match it: false only when the rule has `anyOf` and none of its entries occurs
+ * in the letter form.
+ */
+function scan(
+  text: string,
+  maxScanChars: number,
+): { scanned: string; mayMatch: (r: CompiledRule) => boolean } {
+  const scanned = text.normalize('NFKC').slice(0, maxScanChars);
+  if (I_ALIKES.test(scanned)) return { scanned, mayMatch: () => true };
+  const letters = letterForm(scanned);
+  return { scanned, mayMatch: (r) => r.anyOf === undefined || r.anyOf.test(letters) };
+}
+
 /**
  * Builds a detector of instructions aimed at the model from `rules` (default: the shipped file).
  * The detector is pure and bounded: it reads at most `maxScanChars` characters of a text, once per
- * rule. Throws a `SyntaxError` when a pattern does not compile.
+ * rule; a rule with `anyOf` runs its pattern only when one of those entries occurs in the text's
+ * {@link letterForm}. Throws a `SyntaxError` when a pattern does not compile, a `TypeError` when an
+ * `anyOf` is empty or holds anything but a-z words and single spaces.
  */
 export function instructionDetector(
   rules: InstructionRules = INSTRUCTION_RULES,
 ): (text: string) => InstructionFinding {
-  const compiled = rules.rules.map((r) => ({
-    id: r.id,
-    weight: r.weight,
-    re: new RegExp(r.pattern, `${r.flags.includes('i') ? 'i' : ''}u`),
-  }));
+  const compiled = compile(rules, '');
   return (text) => {
-    const scanned = text.normalize('NFKC').slice(0, rules.maxScanChars);
+    const { scanned, mayMatch } = scan(text, rules.maxScanChars);
     let score = 0;
     const matched: string[] = [];
     for (const r of compiled) {
-      if (!r.re.test(scanned)) continue;
+      if (!mayMatch(r) || !r.re.test(scanned)) continue;
       score += r.weight;
       matched.push(r.id);
     }
@@ -86,20 +147,20 @@ export const MAX_MATCHES_PER_RULE = 32;
  * offsets index `text.normalize('NFKC')`, which equals `text` for text already in NFKC (all ASCII
  * text is). It says nothing about the threshold: callers that only want the stretches of a text
  * that carries instructions check {@link instructionDetector} first. An engine helper of the
- * TypeScript side, not part of the contract vectors. Throws a `SyntaxError` when a pattern does
- * not compile.
+ * TypeScript side, not part of the contract vectors. It skips a rule whose `anyOf` prefilter
+ * fails, as the detector does. Throws a `SyntaxError` when a pattern does not compile, a
+ * `TypeError` when an `anyOf` is malformed.
  */
 export function instructionMatcher(
   rules: InstructionRules = INSTRUCTION_RULES,
 ): (text: string) => InstructionMatch[] {
-  const compiled = rules.rules.map((r) => ({
-    id: r.id,
-    re: new RegExp(r.pattern, `g${r.flags.includes('i') ? 'i' : ''}u`),
-  }));
+  const compiled = compile(rules, 'g');
   return (text) => {
-    const scanned = text.normalize('NFKC').slice(0, rules.maxScanChars);
+    const { scanned, mayMatch } = scan(text, rules.maxScanChars);
     const out: InstructionMatch[] = [];
-    compiled.forEach(({ id, re }) => {
+    compiled.forEach((r) => {
+      if (!mayMatch(r)) return;
+      const { id, re } = r;
       let n = 0;
       for (const m of scanned.matchAll(re)) {
         out.push({ rule: id, start: m.index, end: m.index + m[0].length });

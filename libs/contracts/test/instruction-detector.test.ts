@@ -5,6 +5,7 @@ import {
   instructionDetector,
   instructionMatcher,
   INSTRUCTION_RULES,
+  letterForm,
   MAX_MATCHES_PER_RULE,
 } from '../src/instruction-detector';
 
@@ -35,6 +36,50 @@ describe('the instruction detector (docs/provenance.md)', () => {
     }
     const weak = INSTRUCTION_RULES.rules.filter((r) => r.weight < INSTRUCTION_RULES.threshold);
     expect(weak.length).toBeGreaterThan(0);
+  });
+});
+
+describe('the anyOf prefilters (docs/provenance.md)', () => {
+  it('writes a text as lowercase letter runs between single spaces', () => {
+    expect(letterForm("Hi AI-agent, DON'T\\nsend 2 files.")).toBe(' hi ai agent don t nsend files ');
+    expect(letterForm('')).toBe(' ');
+  });
+
+  it.each(vectors.cases.map((c) => [c.name, c] as const))(
+    'lets every rule that matches the vector %s through',
+    (_name, c) => {
+      const scanned = c.text.normalize('NFKC').slice(0, INSTRUCTION_RULES.maxScanChars);
+      const letters = letterForm(scanned);
+      const blocked = INSTRUCTION_RULES.rules
+        .filter((r) => r.anyOf && new RegExp(r.pattern, 'iu').test(scanned))
+        .filter((r) => !r.anyOf?.some((e) => letters.includes(e)))
+        .map((r) => r.id);
+      expect(blocked).toEqual([]);
+    },
+  );
+
+  it('skips a rule whose words are absent and runs it when one is present', () => {
+    const detect = instructionDetector({
+      version: 1,
+      threshold: 1,
+      maxScanChars: 100,
+      rules: [{ id: 'x', weight: 1, pattern: 'ign.re', flags: 'i', anyOf: ['ignore'], description: '' }],
+    });
+    expect(detect('IGNORE this').rules).toEqual(['x']);
+    expect(detect('ignxre this').rules).toEqual([]);
+  });
+
+  it('rejects an empty anyOf or one holding anything but a-z words', () => {
+    const rules = (anyOf: string[]) => ({
+      version: 1,
+      threshold: 1,
+      maxScanChars: 100,
+      rules: [{ id: 'x', weight: 1, pattern: 'x', flags: 'i', anyOf, description: '' }],
+    });
+    expect(() => instructionDetector(rules([]))).toThrow(TypeError);
+    expect(() => instructionDetector(rules(['Ignore']))).toThrow(TypeError);
+    expect(() => instructionDetector(rules(['a.i.']))).toThrow(TypeError);
+    expect(() => instructionMatcher(rules(['two  spaces']))).toThrow(TypeError);
   });
 });
 
