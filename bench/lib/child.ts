@@ -26,7 +26,9 @@ export function spawnTsx(
   env: Record<string, string>,
   stdio: ('ignore' | 'pipe' | 'inherit' | 'ipc')[] = ['ignore', 'inherit', 'inherit'],
 ): NodeChild {
-  const child = spawn(process.execPath, ['--import', 'tsx', file], {
+  // BENCH_CHILD_NODE_FLAGS: extra node flags for the child (e.g. `--trace-gc`, which NODE_OPTIONS refuses).
+  const flags = (process.env.BENCH_CHILD_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...flags, '--import', 'tsx', file], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio,
