@@ -16,13 +16,23 @@ describe('agent version comparison', () => {
   /** Per version: whether each session succeeded. */
   const OUTCOMES = { '1.0.0': [true, true, true, false], '2.0.0': [true, false, false, false] };
   const sessions: Record<string, Array<{ id: string; ok: boolean }>> = { '1.0.0': [], '2.0.0': [] };
+  /** What a session does besides a lookup: version#index → a blocked call, a failing tool, a call a person approves. */
+  const EXTRAS: Record<string, 'blocked' | 'failing' | 'approval'> = {
+    '1.0.0#0': 'approval',
+    '2.0.0#1': 'blocked',
+    '2.0.0#2': 'failing',
+  };
   let blockedSession = '';
   let failingSession = '';
 
   const api = (path: string) => call(stack.apiUrl, 'GET', path, { apiKey: stack.apiKey });
 
   /** One session of `version` sent by the client: a lookup, maybe a blocked call or a failing tool, a score. */
-  async function runSession(version: string, ok: boolean, extra?: 'blocked' | 'failing'): Promise<string> {
+  async function runSession(
+    version: string,
+    ok: boolean,
+    extra?: 'blocked' | 'failing' | 'approval',
+  ): Promise<string> {
     const sessionId = newId();
     const client = new WardenClient({
       baseUrl: stack.gatewayUrl,
@@ -45,6 +55,24 @@ describe('agent version comparison', () => {
           throw new Error('card declined');
         }),
       ).rejects.toThrow('card declined');
+    if (extra === 'approval') {
+      // A person (here the admin key) approves the held call while the client waits for it.
+      const approve = (async () => {
+        const pending = await waitFor(async () => {
+          const r = await call(stack.apiUrl, 'GET', '/v1/approvals?status=pending', { apiKey: stack.apiKey });
+          return r.body.items?.find((a: { sessionId: string }) => a.sessionId === sessionId);
+        }, 30_000);
+        const d = await call(stack.apiUrl, 'POST', `/v1/approvals/${pending.id}/decision`, {
+          apiKey: stack.apiKey,
+          body: { status: 'approved' },
+        });
+        expect(d.status).toBe(200);
+      })();
+      expect(await client.withTool({ name: 'refund', arguments: { amount: 5 } }, () => 'refunded')).toBe(
+        'refunded',
+      );
+      await approve;
+    }
     client.score({ name: 'task_succeeded', value: ok });
     const flushed = await client.shutdown();
     expect(flushed.failed + flushed.rejected + flushed.dropped).toBe(0);
@@ -62,6 +90,15 @@ describe('agent version comparison', () => {
       },
     });
     expect(p.status).toBe(201);
+    const held = await call(stack.apiUrl, 'POST', '/v1/policies', {
+      apiKey: stack.apiKey,
+      body: {
+        name: 'refunds need a person',
+        decision: 'require_approval',
+        match: { all: [{ field: 'tool.name', op: 'eq', value: 'refund' }] },
+      },
+    });
+    expect(held.status).toBe(201);
     const probe = await call(stack.gatewayUrl, 'POST', '/v1/agents/identify', {
       apiKey: stack.apiKey,
       body: { agent: { key: 'policy-probe' }, version: { version: '1' } },
@@ -78,22 +115,28 @@ describe('agent version comparison', () => {
 
     for (const [version, outcomes] of Object.entries(OUTCOMES))
       for (const [i, ok] of outcomes.entries()) {
-        const extra =
-          version === '2.0.0' ? (i === 1 ? 'blocked' : i === 2 ? 'failing' : undefined) : undefined;
+        const extra = EXTRAS[`${version}#${i}`];
         const id = await runSession(version, ok, extra);
         sessions[version]!.push({ id, ok });
         if (extra === 'blocked') blockedSession = id;
         if (extra === 'failing') failingSession = id;
       }
-    // Everything projected: 8 scores and the blocked call's evaluation.
+    // Everything projected: 8 scores, the blocked call's and the held call's evaluations.
     await waitFor(async () => {
-      const [scores, blocks] = await Promise.all([
+      const [scores, blocks, held] = await Promise.all([
         stack.prisma.score.count({ where: { projectId: stack.projectId, name: 'task_succeeded' } }),
         stack.prisma.guardrailEvaluation.count({
           where: { projectId: stack.projectId, sessionId: blockedSession, policyDecision: 'block' },
         }),
+        stack.prisma.guardrailEvaluation.count({
+          where: {
+            projectId: stack.projectId,
+            sessionId: sessions['1.0.0']![0]!.id,
+            policyDecision: 'require_approval',
+          },
+        }),
       ]);
-      return scores === 8 && blocks === 1;
+      return scores === 8 && blocks === 1 && held === 1;
     }, 60_000);
   }, 180_000);
   afterAll(async () => {
@@ -161,6 +204,18 @@ describe('agent version comparison', () => {
     expect(va.decisions.block).toBe(0);
     expect(vb.blockedSessions).toMatchObject({ successes: 1, n: 4 });
     expect(va.blockedSessions).toMatchObject({ successes: 0, n: 4 });
+    expect(va.decisions.require_approval).toBe(1);
+
+    // Approvals: A's one approval, decided, its wait as stored; B has none.
+    const approval = await stack.prisma.approval.findFirstOrThrow({
+      where: { projectId: stack.projectId, sessionId: sessions['1.0.0']![0]!.id },
+    });
+    expect(va.approvals).toEqual({
+      count: 1,
+      decided: 1,
+      medianWaitMs: approval.decidedAt!.getTime() - approval.createdAt.getTime(),
+    });
+    expect(vb.approvals).toEqual({ count: 0, decided: 0, medianWaitMs: null });
 
     // Differences from the baseline A: success down by 0.5, blocked sessions up by 0.25.
     expect(r.body.differences).toHaveLength(1);
@@ -204,6 +259,11 @@ describe('agent version comparison', () => {
     const missing = await api(`/v1/agents/${agent.id}/compare`);
     expect(missing.status).toBe(400);
     expect(missing.body.errors.map((e: { path: string }) => e.path)).toContain('versions');
+    const backwards = await api(
+      `/v1/agents/${agent.id}/compare?versions=${a},${b}&from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z`,
+    );
+    expect(backwards.status).toBe(400);
+    expect(backwards.body.errors).toEqual([{ path: 'from', message: 'must be before `to`' }]);
     const unknown = await api(`/v1/agents/${newId()}/compare?versions=${a},${b}`);
     expect(unknown.status).toBe(404);
   });
