@@ -26,3 +26,4 @@ export * from './analysis';
 export * from './auth';
 export * from './approvals-inbox';
 export * from './instruction-detector';
+export * from './version-comparison';

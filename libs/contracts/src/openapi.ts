@@ -56,6 +56,7 @@ import {
   SessionEventsQuery,
 } from './read';
 import { ScoreRequest, ScoreView } from './scores';
+import { VersionComparisonQuery, VersionComparisonView } from './version-comparison';
 
 const common = {
   ...invalid,
@@ -74,6 +75,18 @@ const dashboardPaths = {
         'One agent: versions with metadata and capabilities, first/last seen, sessions and decisions per version',
       requestParams: { path: z.object({ agentId: Uuid }) },
       responses: { '200': json(AgentDetailView, 'The agent'), ...common, '404': problem('Unknown agent') },
+    },
+  },
+  '/v1/agents/{agentId}/compare': {
+    get: {
+      summary:
+        "2–5 versions of the agent side by side over a window: sessions, score rates with Wilson intervals, tool calls and failures, decisions, approvals, and each rate's difference from the first version with its Newcombe interval",
+      requestParams: { path: z.object({ agentId: Uuid }), query: VersionComparisonQuery },
+      responses: {
+        '200': json(VersionComparisonView, 'The versions in the requested order and their differences'),
+        ...common,
+        '404': problem('Unknown agent'),
+      },
     },
   },
   '/v1/stats/decisions': {

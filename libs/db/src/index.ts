@@ -27,3 +27,4 @@ export * from './intelligence';
 export * from './evaluations';
 export * from './scores';
 export { withProjectLock } from './policy-tx';
+export * from './version-comparison';

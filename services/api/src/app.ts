@@ -15,6 +15,7 @@ import { intelligenceRouter } from './routes/intelligence';
 import type { PolicyChangeNotifier } from './policy-changes';
 import { policiesRouter } from './routes/policies';
 import { agentsRouter } from './routes/agents';
+import { compareRouter } from './routes/compare';
 import { readRouter } from './routes/read';
 import { recommendationsRouter } from './routes/recommendations';
 import { scoresRouter } from './routes/scores';
@@ -43,6 +44,7 @@ export function apiRoutes(deps: ApiDeps): Router {
   r.use(readRouter({ auth: read, db: deps.db }));
   r.use(scoresRouter({ read, approve, db: deps.db }));
   r.use(agentsRouter({ auth: read, db: deps.db }));
+  r.use(compareRouter({ auth: read, db: deps.db }));
   r.use(statsRouter({ auth: read, db: deps.db }));
   r.use(backtestRouter({ auth: admin, db: deps.db }));
   r.use(policiesRouter({ read, admin, db: deps.db, policyChanges: deps.policyChanges }));

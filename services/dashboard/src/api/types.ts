@@ -15,6 +15,7 @@ import type {
   SessionUser as SessionUserView,
   UserView,
   AgentDetailView,
+  VersionComparisonView,
   SessionListItem,
   BacktestResponse,
   Decision,
@@ -94,6 +95,8 @@ export type ApiKey = ApiKeyView;
 
 /** Agent detail (`GET /v1/agents/:id`): versions with per-version sessions and decisions. */
 export type AgentDetail = AgentDetailView;
+/** `GET /v1/agents/{agentId}/compare` (docs/architecture.md#comparing-versions). */
+export type VersionComparison = VersionComparisonView;
 
 /** A row of the sessions list (with its blocks and pending approvals). */
 export type SessionRow = SessionListItem;

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { api, ApiError } from '../api/client';
 import type { AgentDetail as AgentDetailT } from '../api/types';
+import { VersionCompare } from '../components/VersionCompare';
 import { Badge, DecisionBadge, ErrorBox, JsonView, Loading, PageHeader } from '../components/ui';
 import { dateTime, num, relative } from '../lib/format';
 
@@ -33,6 +34,7 @@ export default function AgentDetail() {
       />
       {agent.description && <p>{agent.description}</p>}
       {q.error instanceof ApiError && q.error.status !== 404 && <ErrorBox error={q.error} />}
+      {agent.versions.length >= 2 && <VersionCompare agent={agent} />}
       <h2>Versions</h2>
       <div className="stack">
         {agent.versions.map((v) => {
