@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { IntelligenceDraft } from '@agent-warden/contracts';
-import { analyseSession, DATA_FLOW_KIND } from '@agent-warden/intelligence';
+import { analyseSession, DATA_FLOW_KIND, FAILURE_CAUSE_KINDS } from '@agent-warden/intelligence';
 import { findIdentifiers, textOf } from '../libs/intelligence/src/flow/identifiers';
 import {
   loadTrajectories,
@@ -203,16 +203,8 @@ function agentdojoTable(): { md: string; totals: Record<Label, Row> } {
   return { md: lines.join('\n'), totals };
 }
 
-/** Action item kinds that name a specific cause of failure (the failure analysers, docs/intelligence.md "Failure analysers"). */
-const CAUSE_KINDS = new Set<string>([
-  'duplicate_side_effect',
-  'compensated_action',
-  'retry_loop',
-  'ignored_error',
-  'unconfirmed_side_effect',
-  'unrequested_action',
-  'no_final_answer',
-]);
+/** Action item kinds that name a specific cause of failure (the failure analysers). */
+const CAUSE_KINDS = new Set<string>(FAILURE_CAUSE_KINDS);
 /** Severities that count as "a warning or worse". */
 const WARNING = new Set<string>(['medium', 'high', 'critical']);
 

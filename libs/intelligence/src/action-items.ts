@@ -207,6 +207,20 @@ function dataFlows(ctx: AnalysisContext): ActionItem[] {
   });
 }
 
+/**
+ * Kinds of the failure analysers (`src/analysers/*`): items that name a specific cause of a failure
+ * (docs/intelligence.md "Failure analysers").
+ */
+export const FAILURE_CAUSE_KINDS: readonly ActionItem['kind'][] = [
+  'duplicate_side_effect',
+  'compensated_action',
+  'retry_loop',
+  'ignored_error',
+  'unconfirmed_side_effect',
+  'unrequested_action',
+  'no_final_answer',
+];
+
 const ORDER: Record<Severity, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
 
 /** Every action item of the session, most severe first (stable within a severity). Pure. */

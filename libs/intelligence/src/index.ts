@@ -6,3 +6,4 @@ export * from './types';
 export * from './narrative';
 export { analyseSession, DETERMINISTIC_GENERATOR } from './analyse';
 export { DATA_FLOW_KIND, DESTRUCTIVE_KIND } from './recommendations';
+export { FAILURE_CAUSE_KINDS } from './action-items';
