@@ -167,7 +167,11 @@ describe('readiness: debounced session-ready jobs on BullMQ', () => {
       return vs.length > 0 && vs;
     }, 30_000);
     expect(v1).toMatchObject({ version: 1, reason: 'ended', status: 'current', eventCount: events.length });
-    const counts = await queue.counts('session-ready');
+    // The job writes the version before BullMQ marks it completed: wait until it is no longer active.
+    const counts = await waitFor(async () => {
+      const c = await queue.counts('session-ready');
+      return c.active === 0 && c;
+    }, 30_000);
     // One job ran; the earlier `quiet` jobs of the burst were replaced, none is left waiting.
     expect(counts).toMatchObject({ completed: 1, failed: 0, delayed: 0, waiting: 0, active: 0 });
     expect(await versions(sessionId)).toHaveLength(1);
@@ -182,7 +186,11 @@ describe('readiness: debounced session-ready jobs on BullMQ', () => {
       [1, 'stale', 'ended', events.length],
       [2, 'current', 'late_event', events.length + 1],
     ]);
-    expect(await queue.counts('session-ready')).toMatchObject({ completed: 2, failed: 0, delayed: 0 });
+    const after = await waitFor(async () => {
+      const c = await queue.counts('session-ready');
+      return c.active === 0 && c;
+    }, 30_000);
+    expect(after).toMatchObject({ completed: 2, failed: 0, delayed: 0 });
   }, 60_000);
 
   test('a guardrail evaluation stored after the analysis makes it stale, and a new version follows (reason late_event)', async () => {
