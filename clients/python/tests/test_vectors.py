@@ -112,9 +112,20 @@ def drive_every_request(fake: FakeWarden, client: WardenClient) -> None:
         client.track("cache.hit", {"key": "order:4412"})
         client.track_event("agent.custom", {"name": "generic", "data": [1, 2]}, parent_id=call.tool_call_id)
         run.score("refund_correct", 1, comment="amount matches the order")
+        run.track_llm_call(
+            "gpt-4o-mini",
+            provider="openai",
+            input_tokens=1240,
+            output_tokens=96,
+            cached_input_tokens=1024,
+            duration_ms=842.5,
+            finish_reasons=["tool_calls"],
+            attributes={"temperature": 0},
+        )
         run.output_summary = "refunded"
     client.score("task_succeeded", True, source="human")
     client.score("tone", "polite", source="evaluator", score_id="01970f3a-1000-7000-8000-000000000006")
+    client.track_llm_call("claude-x", provider="anthropic", error=TimeoutError("read timed out"), duration_ms=30000)
     client.guard(tool="refund", arguments={"amount": 1})
     client.end_session(output_summary="closed")
     client.flush()

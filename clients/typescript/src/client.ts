@@ -28,6 +28,7 @@ import {
   type TrackEventOptions,
 } from './track';
 import { errorFields } from './logger';
+import { recordLlmCall, type LlmCallInput } from './llm-call';
 import { recordScore, type ScoreInput } from './score';
 import { toJsonObject } from './serialize';
 
@@ -229,6 +230,17 @@ export class WardenClient {
    */
   score(input: ScoreInput): string {
     return recordScore(this.rt, currentScope(this.rt), input);
+  }
+
+  /**
+   * `agent.llm.called`: one model invocation in the current run, else the session
+   * (docs/architecture.md#llm-calls), e.g. `trackLlmCall({ model: 'gpt-4o-mini', provider: 'openai',
+   * inputTokens: 812, outputTokens: 64, durationMs: 930 })`. Without `costUsd` the service prices
+   * the call from its table. Returns the event id, '' when the input cannot be an LLM call (logged,
+   * nothing sent). Never throws.
+   */
+  trackLlmCall(input: LlmCallInput): string {
+    return recordLlmCall(this.rt, currentScope(this.rt), input);
   }
 
   /**

@@ -18,6 +18,7 @@ export type { TrustedOptions, UntrustedOrigin, ProvenanceStats } from './provena
 export type { ToolOptions, ToolCall, RecordToolOptions } from './tools';
 export type { ActionInput, MessageInput, TrackEventOptions } from './track';
 export type { ScoreInput } from './score';
+export type { LlmCallInput } from './llm-call';
 export type { GuardInput, GuardCheckResult, GuardOutcomeKind } from './guard';
 export type { FlushResult, ClientStats } from './flusher';
 export type { StartSessionOptions, EndSessionOptions, EventDataOf } from './recorder';

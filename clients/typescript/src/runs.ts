@@ -5,6 +5,7 @@ import { markTrusted, markUntrusted, provenanceOf } from './provenance-api';
 import type { TrustedOptions, UntrustedOrigin } from './provenance';
 import type { EventDataOf } from './recorder';
 import type { Runtime } from './runtime';
+import { recordLlmCall, type LlmCallInput } from './llm-call';
 import { recordScore, type ScoreInput } from './score';
 import { toJsonObject, truncate } from './serialize';
 import {
@@ -112,6 +113,11 @@ export class RunContext {
   /** `score` on this run (`agent.score.recorded`); see `WardenClient.score`. */
   score(input: ScoreInput): string {
     return recordScore(this.rt, this.scope, input);
+  }
+
+  /** `trackLlmCall` in this run (`agent.llm.called`); see `WardenClient.trackLlmCall`. */
+  trackLlmCall(input: LlmCallInput): string {
+    return recordLlmCall(this.rt, this.scope, input);
   }
 
   /** `markTrusted` in this run; see `WardenClient.markTrusted`. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ClientId, Decision, JsonObject, JsonValue, Mode, RiskLevel, Timestamp, Uuid } from './common';
 import { INT4_MAX } from './json-safety';
+import { LlmCallEventData } from './llm';
 import { Provenance } from './provenance';
 import { ScoreEventData } from './scores';
 
@@ -119,6 +120,8 @@ export const EventData = {
   }),
   /** A score on the event's run (with `runId`) or session (docs/architecture.md#scores). */
   'agent.score.recorded': ScoreEventData,
+  /** One model invocation with its model, tokens, latency and cost (docs/architecture.md#llm-calls). */
+  'agent.llm.called': LlmCallEventData,
   'agent.custom': z.object({
     name: z.string().min(1).max(200),
     data: JsonValue.optional(),

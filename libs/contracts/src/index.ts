@@ -7,6 +7,7 @@ export * from './json-safety';
 export * from './identify';
 export * from './events';
 export * from './scores';
+export * from './llm';
 export * from './ingest';
 export * from './guard';
 export * from './provenance';

@@ -45,7 +45,7 @@ describe('event envelope', () => {
     expect(a < b).toBe(true);
   });
   test('every event type has a schema; runId is required for run events', () => {
-    expect(EVENT_TYPES).toHaveLength(14);
+    expect(EVENT_TYPES).toHaveLength(15);
     const r = AgentEvent.safeParse({ ...base(), type: 'agent.run.started', data: {} });
     expect(r.success).toBe(false);
     expect(r.error!.issues[0]!.path).toEqual(['runId']);

@@ -14,6 +14,7 @@ from ._runtime import LiveRuntime, NoopRuntime, Runtime
 from ._runs import RunContext, RunSpan
 from ._tools import GuardSpan, ToolSpan, guard_input
 from ._serialize import to_json_object
+from ._llm import record_llm_call
 from ._score import ScoreValue, record_score
 from ._track import mark_untrusted, record_tool, track_action, track_custom, track_event, track_message
 
@@ -332,6 +333,46 @@ class _ClientBase:
         sends. Returns the event id, ``""`` when the input cannot be a score (logged, nothing sent)."""
         return record_score(
             self._rt, self._rt.current_scope(), name, value, source=source, comment=comment, score_id=score_id
+        )
+
+    def track_llm_call(
+        self,
+        model: str,
+        *,
+        provider: Optional[str] = None,
+        operation: str = "chat",
+        response_model: Optional[str] = None,
+        input_tokens: Optional[int] = None,
+        output_tokens: Optional[int] = None,
+        cached_input_tokens: Optional[int] = None,
+        duration_ms: Optional[float] = None,
+        cost_usd: Optional[float] = None,
+        finish_reasons: Optional[Sequence[str]] = None,
+        error: Any = None,
+        attributes: Optional[Mapping[str, Any]] = None,
+        llm_call_id: Optional[str] = None,
+    ) -> str:
+        """``agent.llm.called``: one model invocation in the current run, else the session (docs/architecture.md#llm-calls):
+        ``model``, ``provider``, token counts, ``duration_ms`` (ms), ``cost_usd`` (USD; the service
+        prices the call from its table when absent), ``finish_reasons``, ``error`` (an exception, a
+        ``{message, type}`` mapping or a message). Returns the event id, ``""`` when the input cannot
+        be an LLM call (logged, nothing sent)."""
+        return record_llm_call(
+            self._rt,
+            self._rt.current_scope(),
+            model,
+            provider=provider,
+            operation=operation,
+            response_model=response_model,
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            cached_input_tokens=cached_input_tokens,
+            duration_ms=duration_ms,
+            cost_usd=cost_usd,
+            finish_reasons=finish_reasons,
+            error=error,
+            attributes=attributes,
+            llm_call_id=llm_call_id,
         )
 
     # -- provenance (docs/provenance.md) -----------------------------------------------------------

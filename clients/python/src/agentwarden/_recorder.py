@@ -28,6 +28,7 @@ EVENT_TYPES = (
     "agent.approval.resolved",
     "agent.message.logged",
     "agent.score.recorded",
+    "agent.llm.called",
     "agent.custom",
 )
 
