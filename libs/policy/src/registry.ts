@@ -1,21 +1,20 @@
 import { DECLARED } from './operators';
 import type { OperandKind, Operator } from './operators/operator';
 
-/** The name of an operator in a policy (`eq`, `in`, …): the keys of `src/operators/index.ts`. */
-export type OperatorName = keyof typeof DECLARED;
+/** The name of an operator in a policy (`eq`, `in`, `startsWith`, …): its module's file name in camelCase. */
+export type OperatorName = string;
 
 /**
- * Every operator by name. Typed as a total record over the names declared in
- * `src/operators/index.ts`, whose entries must each be a complete {@link Operator} (check,
- * compile, text and cost) to compile; lookups go through {@link operatorOf}, never a
- * `switch` (the pattern of OPA's `ast/builtins.go` + `topdown/*`; docs/decisions.md "Operator
- * registry").
+ * Every operator by name, collected from the modules of `src/operators/` (each typed as a complete
+ * {@link Operator}: check, compile, text and cost, or it does not compile); lookups go through
+ * {@link operatorOf}, never a `switch` (the pattern of OPA's `ast/builtins.go` + `topdown/*`;
+ * docs/decisions.md "Operator registry").
  */
-export const OPERATORS: { readonly [K in OperatorName]: Operator } = Object.freeze(DECLARED);
+export const OPERATORS: Readonly<Record<OperatorName, Operator>> = DECLARED;
 
 const BY_NAME = new Map<string, Operator>(Object.entries(OPERATORS));
 
-/** The operator names in registry order, e.g. for `unknown op "x"; allowed: eq, in, …`. */
+/** The operator names in name order, e.g. for `unknown op "x"; allowed: contains, eq, …`. */
 export const OPERATOR_NAMES: readonly string[] = Object.freeze([...BY_NAME.keys()]);
 
 /** The operator called `name`, or `undefined` for an unknown name (inherited keys never match). */

@@ -8,22 +8,45 @@ import {
   OPERATORS,
   validatePolicy,
 } from '../src';
+import fs from 'node:fs';
+import path from 'node:path';
+import { operatorNameOf } from '../src/operators';
 import { policy } from './helpers';
 
 describe('operator registry', () => {
-  test('names come from the registry, in its order', () => {
-    expect(OPERATOR_NAMES.slice(0, 8)).toEqual([
-      'eq',
-      'in',
-      'glob',
-      'regex',
-      'gte',
-      'lte',
-      'exists',
-      'contains',
-    ]);
+  test('every module of src/operators that exports an operator is one, named after its file, in name order', () => {
+    const dir = path.join(__dirname, '../src/operators');
+    const stems = fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => f.slice(0, -3))
+      .filter((s) => !['index', 'operator', 'compare'].includes(s));
+    expect([...OPERATOR_NAMES].sort()).toEqual(stems.map(operatorNameOf).sort());
+    expect(OPERATOR_NAMES).toEqual(
+      expect.arrayContaining(['eq', 'in', 'glob', 'regex', 'gte', 'lte', 'exists']),
+    );
+    expect(OPERATOR_NAMES).toContain('startsWith');
+    expect([...OPERATOR_NAMES]).toEqual([...OPERATOR_NAMES].sort());
     expect(Object.keys(OPERATORS)).toEqual(OPERATOR_NAMES);
     expect(Object.isFrozen(OPERATORS)).toBe(true);
+  });
+
+  test('file names become camelCase operator names', () => {
+    expect(operatorNameOf('starts-with')).toBe('startsWith');
+    expect(operatorNameOf('in')).toBe('in');
+    expect(operatorNameOf('a-b-c')).toBe('aBC');
+  });
+
+  test.each([
+    ['docs/guardrails.md', (op: string) => new RegExp('`' + op + '`')],
+    ['libs/policy/README.md', (op: string) => new RegExp('^\\| `' + op + '`', 'm')],
+  ] as const)('every operator is documented in %s', (doc, pattern) => {
+    const text = fs.readFileSync(path.join(__dirname, '../../..', doc), 'utf8');
+    const undocumented = OPERATOR_NAMES.filter(
+      (op) =>
+        !pattern(op).test(text) && !(['gte', 'lte'].includes(op) && /`gte` \/ `lte`|`gte`\/`lte`/.test(text)),
+    );
+    expect(undocumented).toEqual([]);
   });
 
   test('inherited keys are not operators', () => {

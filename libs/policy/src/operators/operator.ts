@@ -28,8 +28,8 @@ export interface CheckContext {
 
 /**
  * One policy operator (docs/decisions.md "Operator registry"): everything the project knows
- * about it lives in its own module under `src/operators/` and is listed once in
- * `src/operators/index.ts`. Validation, compilation, the rule text and the API's operator
+ * about it lives in its own module under `src/operators/`, named after the operator (kebab case),
+ * which `src/operators/index.ts` collects. Validation, compilation, the rule text and the API's operator
  * listing read it from there; there is no other list of operators.
  */
 export interface Operator {
