@@ -85,7 +85,7 @@ describe('errors with exact paths', () => {
       {
         path: 'match.op',
         message: expect.stringMatching(
-          /^unknown op "beginsWith"; allowed: contains, eq, exists, glob, gte, in, lte, regex(, [a-zA-Z]+)*$/
+          /^unknown op "beginsWith"; allowed: contains, eq, exists, glob, gte, in, lte, regex(, [a-zA-Z]+)*$/,
         ),
       },
     ]);
