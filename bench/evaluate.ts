@@ -16,6 +16,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { findVegeta } from './evaluate/vegeta';
 import { Cleanup } from './lib/cleanup';
 import { writeDocSection } from './lib/doc-section';
 import { loadAverage, machineInfo, requireBenchEnv, ROOT } from './lib/env';
@@ -58,6 +59,8 @@ async function main(): Promise<void> {
       'max-wait-s': { type: 'string', default: '300' },
       rates: { type: 'string', default: '1000,500,250' },
       'no-provenance': { type: 'boolean', default: false },
+      // The load generator: node (this process's open loop) or vegeta (Go, its own process; see bench/evaluate/vegeta.ts).
+      load: { type: 'string', default: 'node' },
     },
   });
   const rates = values.rates
@@ -65,6 +68,12 @@ async function main(): Promise<void> {
     .map((x) => Number(x.trim()))
     .filter((x) => Number.isFinite(x) && x > 0);
   if (rates.length === 0) throw new Error('--rates: give request rates per second, e.g. 1000,500,250');
+  if (values.load !== 'node' && values.load !== 'vegeta') throw new Error('--load: node or vegeta');
+  const vegeta = values.load === 'vegeta' ? findVegeta() : undefined;
+  if (values.load === 'vegeta' && !vegeta)
+    throw new Error(
+      '--load vegeta: no vegeta binary (go install github.com/tsenart/vegeta/v12@v12.13.0, or set VEGETA_BIN)',
+    );
   const env = await requireBenchEnv();
   const calls = toolCallsOf(loadTrajectories());
 
@@ -99,6 +108,7 @@ async function main(): Promise<void> {
         bodies: 2_000,
         profileMs: 5_000,
         provenance: !values['no-provenance'],
+        vegeta,
       },
       cleanup,
       log,

@@ -1,5 +1,7 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
+import path from 'node:path';
 import readline from 'node:readline';
 import { bootstrapProject } from '@agent-warden/api';
 import { newId, type GuardDecision } from '@agent-warden/contracts';
@@ -16,6 +18,7 @@ import { Pool } from '../lib/load';
 import { mergeOpenLoop, openLoop, type OpenLoopResult } from './open-loop';
 import { contextFor, generatePolicies, rng, toolNames, type ToolCall } from './policies';
 import { provenanceFor } from './provenance';
+import { vegetaAttack, writeTargets } from './vegeta';
 
 /** Settings of the HTTP part. */
 export interface HttpBenchOptions {
@@ -35,6 +38,12 @@ export interface HttpBenchOptions {
   provenance: boolean;
   /** Extra, unmeasured run of the evaluate endpoint at the highest rate with the gateway profiled, ms (0 = none). */
   profileMs: number;
+  /**
+   * The load generator: `node` (this process's open loop, `open-loop.ts`) or `vegeta` (a Go
+   * constant-rate generator in its own process, `vegeta.ts`: its latencies hold no V8 pauses of the
+   * load generator). The binary path when `vegeta`.
+   */
+  vegeta?: string;
 }
 
 /** What the machine did during one measured window. */
@@ -245,7 +254,46 @@ export async function benchHttp(
   const pool = new Pool(bodies);
   let answered = Math.min(300, bodies.length);
   const nproc = os.availableParallelism();
+  const targetsDir = o.vegeta ? fs.mkdtempSync(path.join(os.tmpdir(), 'bench-vegeta-')) : '';
+  if (o.vegeta)
+    cleanup.add('remove vegeta targets', async () => fs.rmSync(targetsDir, { recursive: true, force: true }));
+  const targetFiles = o.vegeta
+    ? new Map([
+        [evalUrl, writeTargets(targetsDir, 'evaluate', evalUrl, headers, bodies)],
+        [bareUrl, writeTargets(targetsDir, 'bare', bareUrl, headers, bodies)],
+      ])
+    : undefined;
+  const runVegeta = async (target: string, rate: number, warmupMs: number, durationMs: number) => {
+    const targetsFile = targetFiles!.get(target)!;
+    if (warmupMs > 0) await vegetaAttack({ bin: o.vegeta!, targetsFile, rate, durationMs: warmupMs });
+    let stop: (() => CpuWindow) | undefined;
+    const r = await vegetaAttack({
+      bin: o.vegeta!,
+      targetsFile,
+      rate,
+      durationMs,
+      onStart: () => (stop = cpuWindow({ gateway: pid })),
+    });
+    if (target === evalUrl) answered += r.requests + Math.round((warmupMs / 1000) * rate);
+    const load = toLoad(stop!());
+    // vegeta has ended by now: its CPU comes from this process's children's times.
+    load.benchCpu = Math.round((r.cpuSeconds / (durationMs / 1000)) * 100);
+    load.restCpu = Math.max(0, load.machineBusy * nproc - load.gatewayCpu - load.benchCpu);
+    return { r, load };
+  };
+  const toLoad = (w: CpuWindow): WindowLoad => {
+    const gatewayCpu = w.processes.gateway ?? Number.NaN;
+    const benchCpu = w.processes.bench ?? Number.NaN;
+    return {
+      machineBusy: w.machineBusy,
+      gatewayCpu,
+      benchCpu,
+      restCpu: Math.max(0, w.machineBusy * nproc - gatewayCpu - benchCpu),
+      load1: loadAverage()[0],
+    };
+  };
   const run = async (target: string, rate: number, warmupMs: number, durationMs: number) => {
+    if (o.vegeta) return runVegeta(target, rate, warmupMs, durationMs);
     let stop: (() => CpuWindow) | undefined;
     const r = await openLoop({
       rate,
@@ -257,17 +305,7 @@ export async function benchHttp(
       },
       onMeasureStart: () => (stop = cpuWindow({ gateway: pid, bench: process.pid })),
     });
-    const w = stop!();
-    const gatewayCpu = w.processes.gateway ?? Number.NaN;
-    const benchCpu = w.processes.bench ?? Number.NaN;
-    const load: WindowLoad = {
-      machineBusy: w.machineBusy,
-      gatewayCpu,
-      benchCpu,
-      restCpu: Math.max(0, w.machineBusy * nproc - gatewayCpu - benchCpu),
-      load1: loadAverage()[0],
-    };
-    return { r, load };
+    return { r, load: toLoad(stop!()) };
   };
   const rates: RateResult[] = [];
   const roundMs = o.durationMs / o.rounds;

@@ -4,6 +4,16 @@ import type { EngineResult } from './engine';
 import type { HttpBenchResult, WindowLoad } from './http';
 import type { OpenLoopResult } from './open-loop';
 
+/** How the load is made, per load generator (`--load`). */
+const LOAD_NODE =
+  'Load from this process: open loop at a fixed rate (`node:http` client with a keep-alive agent of up to 512 sockets; cheaper per request than `fetch`, so the load generator leaves more CPU to the gateway), ';
+const LOAD_VEGETA =
+  'Load from vegeta (`--load vegeta`, `bench/evaluate/vegeta.ts`: the Go constant-rate generator in its own process, keep-alive, 16–512 workers, the same bodies as JSON targets), so no V8 pause of a Node.js load generator counts against the gateway; ';
+const LATENCY_NODE =
+  "latency counted from each request's scheduled send time, so a slow answer cannot hold back later sends (no coordinated omission). The sender's 1 ms timer adds up to 1 ms to every figure, alike for both endpoints. ";
+const LATENCY_VEGETA =
+  "latency as vegeta measures it, from each request's send (at its scheduled time: vegeta adds workers rather than wait for answers) to the end of its answer; *p99 from send* is the same figure and *max in flight* is not reported. ";
+
 /** Everything the `bench:evaluate` section reports. */
 export interface EvaluateResults {
   startedAt: Date;
@@ -31,7 +41,7 @@ const rounds = (xs: number[]) => {
 };
 
 function httpRow(rate: number, name: string, r: OpenLoopResult, l: WindowLoad, roundP99: number[]): string {
-  return `| ${fmtInt(rate)} | ${name} | ${fmtInt(r.requests)} | ${r.errors} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${rounds(roundP99)} | ${ms(r.max)} | ${ms(r.serviceP99)} | ${r.maxInFlight} | ${pct(l.machineBusy)} | ${pct(l.gatewayCpu)} | ${pct(l.benchCpu)} | ${pct(l.restCpu)} | ${l.load1} |`;
+  return `| ${fmtInt(rate)} | ${name} | ${fmtInt(r.requests)} | ${r.errors} | ${ms(r.p50)} | ${ms(r.p95)} | ${ms(r.p99)} | ${rounds(roundP99)} | ${ms(r.max)} | ${ms(r.serviceP99)} | ${Number.isNaN(r.maxInFlight) ? '—' : r.maxInFlight} | ${pct(l.machineBusy)} | ${pct(l.gatewayCpu)} | ${pct(l.benchCpu)} | ${pct(l.restCpu)} | ${l.load1} |`;
 }
 
 const meets = (r: OpenLoopResult) => r.p99 < TARGET_MS && r.errors === 0;
@@ -117,7 +127,7 @@ export function renderEvaluateSection(r: EvaluateResults): string {
     '',
     '### HTTP endpoint',
     '',
-    `The real gateway in a child process (\`bench/evaluate/gateway-main.ts\`: \`start()\` of \`@agent-warden/gateway\` with one extra route, \`POST /bench/bare\`, on the same server), fresh database with ${h.options.policies} generated policies, one identified agent. Load from this process: open loop at a fixed rate (\`node:http\` client with a keep-alive agent of up to 512 sockets; cheaper per request than \`fetch\`, so the load generator leaves more CPU to the gateway), ${h.options.durationMs / 1000} s measured per endpoint and rate, in ${h.options.rounds} interleaved rounds of ${h.options.durationMs / h.options.rounds / 1000} s (evaluate, then bare, then evaluate again…; ${h.options.warmupMs / 1000} s warm-up before the first round, ${ROUND_WARMUP_S} s before the others), so that both endpoints see the same background load; percentiles are over the samples of all rounds; latency counted from each request's scheduled send time, so a slow answer cannot hold back later sends (no coordinated omission). The sender's 1 ms timer adds up to 1 ms to every figure, alike for both endpoints. \`/v1/guardrails/evaluate\`: monitor mode, ${fmtInt(h.options.bodies)} pre-built bodies from the real tool calls, each with a \`provenance\` of 3–4 argument entries (one tool source each when from tool output) and a session part (\`bench/evaluate/provenance.ts\`; mean body ${Math.round(h.meanBodyBytes)} B), ${Math.round(h.matchedShare * 100)} % of them match a policy. Each evaluation's record is handed to the gateway's \`EvaluationRecorder\` and published to Kafka (\`guardrail-evaluations\`, acks -1) in batches after the answer (every 20 ms, the default \`WARDEN_EVALUATION_FLUSH_MS\`), from a worker thread of the gateway process with \`@platformatic/kafka\` (docs/decisions.md "Evaluations are recorded off the request path", "Evaluation records are published from a worker thread", "The evaluation thread publishes with \`@platformatic/kafka\`, every 20 ms"); the *gateway* CPU column includes that thread. The bare endpoint (\`express.json()\`, \`{ok:true}\`) gets the same bodies from the same load, on the same server.`,
+    `The real gateway in a child process (\`bench/evaluate/gateway-main.ts\`: \`start()\` of \`@agent-warden/gateway\` with one extra route, \`POST /bench/bare\`, on the same server), fresh database with ${h.options.policies} generated policies, one identified agent. ${h.options.vegeta ? LOAD_VEGETA : LOAD_NODE}${h.options.durationMs / 1000} s measured per endpoint and rate, in ${h.options.rounds} interleaved rounds of ${h.options.durationMs / h.options.rounds / 1000} s (evaluate, then bare, then evaluate again…; ${h.options.warmupMs / 1000} s warm-up before the first round, ${ROUND_WARMUP_S} s before the others), so that both endpoints see the same background load; percentiles are over the samples of all rounds; ${h.options.vegeta ? LATENCY_VEGETA : LATENCY_NODE}\`/v1/guardrails/evaluate\`: monitor mode, ${fmtInt(h.options.bodies)} pre-built bodies from the real tool calls, each with a \`provenance\` of 3–4 argument entries (one tool source each when from tool output) and a session part (\`bench/evaluate/provenance.ts\`; mean body ${Math.round(h.meanBodyBytes)} B), ${Math.round(h.matchedShare * 100)} % of them match a policy. Each evaluation's record is handed to the gateway's \`EvaluationRecorder\` and published to Kafka (\`guardrail-evaluations\`, acks -1) in batches after the answer (every 20 ms, the default \`WARDEN_EVALUATION_FLUSH_MS\`), from a worker thread of the gateway process with \`@platformatic/kafka\` (docs/decisions.md "Evaluations are recorded off the request path", "Evaluation records are published from a worker thread", "The evaluation thread publishes with \`@platformatic/kafka\`, every 20 ms"); the *gateway* CPU column includes that thread. The bare endpoint (\`express.json()\`, \`{ok:true}\`) gets the same bodies from the same load, on the same server.`,
     '',
     `Machine load per measured window: *machine busy* = % of all ${h.nproc} cores busy (/proc/stat); *gateway* and *load generator* = % of one core used by that process; *rest* = the other processes (Kafka and PostgreSQL, which also serve other people, and other people's work) in % of one core = machine busy × cores − gateway − load generator; CPU figures are the mean of the rounds; *load 1 min* = the highest 1-minute load average at the end of a round.`,
     '',
