@@ -9,7 +9,7 @@ import type { OpenLoopResult } from './open-loop';
  * Load from vegeta (https://github.com/tsenart/vegeta, `go install github.com/tsenart/vegeta/v12@v12.13.0`),
  * a constant-rate HTTP load generator in Go: an alternative to this process's own open loop
  * (`open-loop.ts`) whose latencies also hold the load generator's own pauses (V8 garbage collection
- * on Node.js 24: docs/benchmarks.md "Guard check on Node.js 24: the load generator's share").
+ * on Node.js 24: docs/benchmarks.md "Guardrail evaluation: findings").
  * Vegeta sends each request at its scheduled time from a pool of goroutines (open loop; it adds
  * workers rather than wait for answers) and reports each request's latency from its send.
  */
