@@ -39,7 +39,8 @@ const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', '
 
 /**
  * True when `value` was seen in another form: a URL without its scheme, or an ISO date
- * (`2025-01-11`) written with its month's name or as month/day ("January 11th", "11 Jan", "1/11").
+ * (`2025-01-11`) written with its month's name or as month/day ("January 11th", "the 11th to the
+ * 15th of January", "1/11").
  */
 function seenInAnotherForm(value: string, seen: string): boolean {
   const bare = value.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '');
@@ -50,9 +51,9 @@ function seenInAnotherForm(value: string, seen: string): boolean {
   const day = Number(d[3]);
   const name = MONTHS[month - 1] ?? 'none';
   const dd = `0?${day}(?:st|nd|rd|th)?`;
-  // "January 11th", "Jan 11", "11th of January", "1/11", "01-11".
+  // "January 11th", "Jan 11", "11th of January", "the 13th to the 17th of May", "1/11", "01-11".
   return new RegExp(
-    `\\b${name}[a-z]*\\.?\\s+${dd}\\b|\\b${dd}\\s+(?:of\\s+)?${name}|(^|\\D)0?${month}[/.-]0?${day}(\\D|$)`,
+    `\\b${name}[a-z]*\\.?\\s+${dd}\\b|\\b${dd}\\b[^.\\n]{0,25}?\\b${name}|(^|\\D)0?${month}[/.-]0?${day}(\\D|$)`,
   ).test(seen.toLowerCase());
 }
 
