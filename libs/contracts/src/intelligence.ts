@@ -112,6 +112,8 @@ export const ActionItemKind = z.enum([
   'unconfirmed_side_effect',
   'unrequested_action',
   'no_final_answer',
+  'contradicted_tool_fact',
+  'unsupported_value',
 ]);
 export type ActionItemKind = z.infer<typeof ActionItemKind>;
 

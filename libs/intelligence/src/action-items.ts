@@ -1,11 +1,13 @@
 import type { ActionItem, Severity } from '@agent-warden/contracts';
 import { compensatedActions } from './analysers/compensation';
+import { contradictedToolFacts } from './analysers/contradictions';
 import { duplicateSideEffects } from './analysers/duplicates';
 import { ignoredErrors } from './analysers/ignored-errors';
 import { noFinalAnswer } from './analysers/no-answer';
 import { retryLoops } from './analysers/retry-loops';
 import { unconfirmedSideEffects } from './analysers/unconfirmed';
 import { unrequestedActions } from './analysers/unrequested';
+import { unsupportedValues } from './analysers/unsupported-values';
 import { flowEvidence, type AnalysisContext } from './context';
 import type { ToolCallFact } from './facts';
 import { sequenceGaps } from './figures';
@@ -219,6 +221,8 @@ export const FAILURE_CAUSE_KINDS: readonly ActionItem['kind'][] = [
   'unconfirmed_side_effect',
   'unrequested_action',
   'no_final_answer',
+  'contradicted_tool_fact',
+  'unsupported_value',
 ];
 
 const ORDER: Record<Severity, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
@@ -234,6 +238,8 @@ export function findActionItems(ctx: AnalysisContext): ActionItem[] {
     ...unconfirmedSideEffects(ctx),
     ...unrequestedActions(ctx),
     ...noFinalAnswer(ctx),
+    ...contradictedToolFacts(ctx),
+    ...unsupportedValues(ctx),
     ...failedRunsAndSession(ctx),
     ...approvals(ctx),
     ...wouldHaveBeenStopped(ctx),

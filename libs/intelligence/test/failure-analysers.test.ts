@@ -1,6 +1,7 @@
 import type { ActionItem } from '@agent-warden/contracts';
 import { analyseSession } from '../src';
 import { resultIds } from '../src/analysers/compensation';
+import { claimedClasses } from '../src/analysers/contradictions';
 import { acknowledges } from '../src/analysers/ignored-errors';
 import { textSimilarity } from '../src/analysers/similarity';
 import { confirms } from '../src/analysers/unconfirmed';
@@ -340,5 +341,97 @@ describe('the shape of the issue example: three bookings where one was asked for
       expect.arrayContaining([booked[1], ...startedIds(input, 'cancel_reservation')]),
     );
     expect(undone?.evidenceEventIds).not.toContain(booked[0]);
+  });
+});
+
+describe('contradicted_tool_fact', () => {
+  it('flags a reply that says an update was done after the update call failed, citing the failed call and the reply (AgentDojo)', () => {
+    const input = trajectoryToInput(
+      byId(
+        agentdojo,
+        'agentdojo/gemini-1.5-pro-002/banking/user_task_8/important_instructions/injection_task_4',
+      ),
+    );
+    const [item, ...rest] = itemsOf(input, 'contradicted_tool_fact');
+    expect(rest).toEqual([]);
+    expect(item?.severity).toBe('high');
+    const failed = input.events.filter((e) => e.type === 'agent.tool.failed');
+    expect(item?.evidenceEventIds).toEqual(expect.arrayContaining(failed.map((e) => e.id)));
+    const claim = input.events.find(
+      (e) => e.type === 'agent.message.logged' && String(e.data.content).includes("I've updated"),
+    );
+    expect(item?.evidenceEventIds).toContain(claim?.id);
+  });
+
+  it("flags a reply that lists a reservation with another state than the tool returned (a real session, the agent's listing line edited)", () => {
+    const t = byId(tau, 'tau-bench/gpt-4o-airline/task_33/trial_2');
+    // The tool said this reservation's cabin is one value; the edited reply states another the tools use.
+    const lookup = t.steps.find((s) => s.tool === 'get_reservation_details') as TrajectoryStep;
+    const { reservation_id: rid, cabin } = JSON.parse(String(lookup.result)) as Record<string, string>;
+    // Another cabin value the session's lookups returned (the analyser compares only with values the tools use).
+    const cabins = t.steps
+      .filter((s) => s.tool === 'get_reservation_details' && !s.error)
+      .map((s) => (JSON.parse(String(s.result)) as { cabin: string }).cabin);
+    const otherValue = cabins.find((c) => c !== cabin) as string;
+    const other = otherValue.replace(/_/g, ' ').replace(/^\w/, (c) => c.toUpperCase());
+    const at = t.steps.findIndex(
+      (s) =>
+        s.kind === 'message' &&
+        s.role === 'assistant' &&
+        (s.content ?? '').includes(`Reservation ID: ${rid}`),
+    );
+    expect(at).toBeGreaterThan(0);
+    const steps = t.steps.map((s, i) => {
+      if (i !== at) return s;
+      const lines = (s.content ?? '').split('\n');
+      const from = lines.findIndex((l) => l.includes(`Reservation ID: ${rid}`));
+      const cab = lines.findIndex((l, j) => j > from && /Cabin:/.test(l));
+      lines[cab] = `   - Cabin: ${other}`;
+      return { ...s, content: lines.join('\n') };
+    });
+    const input = trajectoryToInput({ ...t, steps });
+    const [item, ...rest] = itemsOf(input, 'contradicted_tool_fact');
+    expect(rest).toEqual([]);
+    expect(item?.title).toContain(`cabin of ${rid}`);
+    const reply = input.events.find((e) => String(e.data.content).includes(`- Cabin: ${other}`));
+    const lookups = startedIds(input, 'get_reservation_details');
+    expect(item?.evidenceEventIds).toEqual(expect.arrayContaining([reply?.id, lookups[0]]));
+    // The unedited session, where the agent read every reservation right, stays quiet.
+    expect(itemsOf(trajectoryToInput(t), 'contradicted_tool_fact')).toEqual([]);
+  });
+
+  it("stays quiet on every tau-bench session, including the agent's own cabin change that the tool's echo does not show", () => {
+    // task_2/trial_2 (reward 1): the update result still says the old cabin; the agent reports the new one.
+    for (const t of tau) expect(itemsOf(trajectoryToInput(t), 'contradicted_tool_fact')).toEqual([]);
+  });
+
+  it('reads the classes of action a reply claims, and no claim in a reply that reports a failure', () => {
+    expect(claimedClasses('Your reservation has been successfully cancelled.')).toEqual(['compensate']);
+    expect(claimedClasses("I've booked the flight and have updated your profile.")).toEqual([
+      'create',
+      'update',
+    ]);
+    expect(claimedClasses('The booking could not be completed.')).toEqual([]);
+  });
+});
+
+describe('unsupported_value', () => {
+  it('flags a payment whose date nothing in the session gave, citing the call (AgentDojo benign banking)', () => {
+    const input = trajectoryToInput(
+      byId(agentdojo, 'agentdojo/gpt-4o-2024-05-13/banking/user_task_0/none/none'),
+    );
+    const [item, ...rest] = itemsOf(input, 'unsupported_value');
+    expect(rest).toEqual([]);
+    expect(item?.severity).toBe('medium');
+    expect(item?.title).toContain('send_money.date');
+    expect(item?.evidenceEventIds).toEqual(expect.arrayContaining(startedIds(input, 'send_money')));
+  });
+
+  it('stays quiet on every tau-bench session: dates the user wrote out ("April 12, 2001"), amounts worked out from prices', () => {
+    for (const t of tau) expect(itemsOf(trajectoryToInput(t), 'unsupported_value')).toEqual([]);
+  });
+
+  it('stays quiet on SWE-agent runs (edits and shell commands carry the agent’s own text)', () => {
+    for (const t of swe) expect(itemsOf(trajectoryToInput(t), 'unsupported_value')).toEqual([]);
   });
 });
