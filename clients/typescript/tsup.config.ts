@@ -8,7 +8,10 @@ import { defineConfig } from 'tsup';
  * `@agent-warden/contracts` is a private workspace package: what the client uses of it (schemas,
  * id helpers, limits, types) is bundled in, code and declarations alike, so the package installs
  * from its tarball alone. Its runtime dependencies (`zod`, `uuid`) stay external: they are the
- * client's `dependencies`. Why: docs/decisions.md "The TypeScript client ships as a bundle".
+ * client's `dependencies`. tsup also leaves out every other package named in `dependencies` or
+ * `peerDependencies` (a framework an adapter wraps belongs in `peerDependencies`) and bundles the
+ * rest, which is how contracts' unused `zod-openapi` import is dropped. Why: docs/decisions.md "The
+ * TypeScript client ships as a bundle".
  */
 export default defineConfig({
   entry: { index: 'src/index.ts' },
