@@ -14,6 +14,9 @@ const common = {
   // `@platformatic/kafka` and its `@platformatic/*` dependencies are ES modules: compiled to CommonJS
   // like our own sources (swc rewrites `import.meta.url`), the only packages in node_modules that are.
   transformIgnorePatterns: ['/node_modules/(?!@platformatic/)'],
+  // The client's package.json points at its build (dist/, for users); in the monorepo its sources
+  // are used, as in tsconfig.base.json "paths" (docs/decisions.md "The TypeScript client ships as a bundle").
+  moduleNameMapper: { '^@agent-warden/client$': '<rootDir>/clients/typescript/src/index.ts' },
 };
 
 /**

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Tests of the Python client (clients/python): makes .venv if missing, installs the package in
-# editable mode with the test dependencies (pytest, jsonschema), then runs the unit suite and the
-# integration suite (the real standalone service on a fresh PostgreSQL database, so it needs
+# editable mode with the test dependencies (pytest, jsonschema, vermin, build), then runs the unit
+# suite and the integration suite (the real standalone service on a fresh PostgreSQL database, so it needs
 # DATABASE_URL: sourced from ${WARDEN_INFRA_DIR:-<repo>/.infra}/env, written by infra/services.sh up).
 # Exits non-zero when a suite fails or collects no test. Extra arguments go to both pytest runs.
 set -euo pipefail

@@ -34,7 +34,7 @@ export interface AgentVersionOptions {
 export interface WardenClientOptions {
   /** `false` gives a no-op client that sends nothing. Env `WARDEN_ENABLED`. Default `true`. */
   enabled?: boolean;
-  /** Service URL, e.g. `http://localhost:4000`. Env `WARDEN_BASE_URL`. Required when enabled. */
+  /** Service URL, e.g. `http://127.0.0.1:7400` (`npm start`). Env `WARDEN_BASE_URL`. Required when enabled. */
   baseUrl?: string;
   /** API key with the `ingest` scope. Env `WARDEN_API_KEY`. Required when enabled. */
   apiKey?: string;
