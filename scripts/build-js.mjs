@@ -11,8 +11,10 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const workspaces = ['libs', 'services']
   .flatMap((d) => fs.readdirSync(path.join(root, d)).map((n) => path.join(d, n)))
   .concat(['clients/typescript'])
@@ -22,8 +24,8 @@ const workspaces = ['libs', 'services']
 
 const check = process.argv.includes('--check');
 if (!check && fs.existsSync(path.join(root, '.git')) && !process.argv.includes('--in-place')) {
-  console.error(
-    'build-js rewrites package.json files and writes .js beside every .ts: run it in a build stage or a scratch copy, not in a git checkout (or pass --in-place)',
+  process.stderr.write(
+    'build-js rewrites package.json files and writes .js beside every .ts: run it in a build stage or a scratch copy, not in a git checkout (or pass --in-place)\n',
   );
   process.exit(2);
 }
@@ -44,7 +46,7 @@ for (const ws of workspaces) {
   if (typeof pkg.main !== 'string') continue;
   const js = pkg.main.replace(/\.ts$/, '.js');
   if (!fs.existsSync(path.join(root, ws, js))) {
-    console.error(`${ws}: ${js} was not built`);
+    process.stderr.write(`${ws}: ${js} was not built\n`);
     missing += 1;
     continue;
   }
@@ -54,4 +56,4 @@ for (const ws of workspaces) {
   }
 }
 if (missing > 0) process.exit(1);
-console.log(`build-js: ${workspaces.length} workspace packages run as JavaScript`);
+process.stdout.write(`build-js: ${workspaces.length} workspace packages run as JavaScript\n`);
