@@ -17,7 +17,6 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const workspaces = ['libs', 'services']
   .flatMap((d) => fs.readdirSync(path.join(root, d)).map((n) => path.join(d, n)))
-  .concat(['clients/typescript'])
   .filter(
     (d) => fs.existsSync(path.join(root, d, 'package.json')) && d !== path.join('services', 'dashboard'),
   );

@@ -15,7 +15,8 @@ fi
 [[ -f services/dashboard/dist/index.html ]] || npm run --silent build -w services/dashboard
 node scripts/build-js.mjs
 npm prune --omit=dev --no-audit --no-fund
-find libs services clients/typescript -name node_modules -prune -o -name '*.ts' ! -name '*.d.ts' -type f -print0 |
+find libs services -name node_modules -prune -o -name '*.ts' ! -name '*.d.ts' -type f -print0 |
   xargs -0 rm -f
-rm -rf test bench scripts/efficacy scripts/fuzz clients/python examples docs services/dashboard/src
+# The clients are published packages of their own (clients/*/README.md), not part of the services.
+rm -rf test bench scripts/efficacy scripts/fuzz clients examples docs services/dashboard/src
 echo "build-production: done"
