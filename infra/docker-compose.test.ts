@@ -27,6 +27,7 @@ interface Service {
   environment?: Record<string, string | number | boolean | null>;
   depends_on?: Record<string, DependsOn>;
   healthcheck?: Healthcheck;
+  secrets?: string[];
   ports?: string[];
   expose?: string[];
   volumes?: string[];
@@ -36,6 +37,7 @@ interface Service {
 interface Compose {
   services: Record<string, Service>;
   volumes?: Record<string, unknown>;
+  secrets?: Record<string, { file?: string }>;
 }
 
 // `merge: true`: the file shares settings between app services with YAML merge keys (`<<`).
@@ -94,6 +96,13 @@ describe('docker-compose.yml', () => {
       expect(text).toMatch(new RegExp(`--create --if-not-exists --topic ${topic.replace(/\./g, '\\.')} `));
     }
     expect(text).toMatch(/--topic agent-events --partitions \$\{WARDEN_EVENT_PARTITIONS:-6\}/);
+    // Replication from the container's environment (so the three-broker override can raise it).
+    expect(
+      text.match(
+        /--replication-factor \$\$WARDEN_TOPIC_REPLICATION --config min\.insync\.replicas=\$\$WARDEN_TOPIC_MIN_ISR/g,
+      ),
+    ).toHaveLength(Object.values(TOPICS).length);
+    expect(env('kafka-init')).toMatchObject({ WARDEN_TOPIC_REPLICATION: '1', WARDEN_TOPIC_MIN_ISR: '1' });
     expect(service('kafka-init').depends_on?.kafka?.condition).toBe('service_healthy');
   });
 
@@ -103,10 +112,41 @@ describe('docker-compose.yml', () => {
     expect(m?.[1]?.split(/\s+/).sort()).toEqual(Object.values(TOPICS).sort());
   });
 
-  test('PostgreSQL, Redis and Kafka have healthchecks', () => {
-    for (const name of ['kafka', 'postgres', 'redis']) {
-      expect(service(name).healthcheck?.test).toBeDefined();
+  test('every long-running service has a healthcheck; one-shot jobs do not restart', () => {
+    for (const [name, s] of Object.entries(compose.services)) {
+      if (s.restart === 'no') continue;
+      expect({ name, healthcheck: Array.isArray(s.healthcheck?.test) }).toEqual({ name, healthcheck: true });
     }
+    expect(service('migrate').restart).toBe('no');
+    expect(service('kafka-init').restart).toBe('no');
+  });
+
+  test('no default passwords: secrets come from files through <NAME>_FILE', () => {
+    const text = readFileSync(COMPOSE_FILE, 'utf8');
+    expect(text).not.toMatch(/PASSWORD:-/);
+    expect(text).not.toMatch(/postgresql:\/\/[^@\s]*:[^@\s]+@/); // no URL with a password
+    expect(env('postgres').POSTGRES_PASSWORD).toBeUndefined();
+    expect(env('postgres').POSTGRES_PASSWORD_FILE).toBe('/run/secrets/postgres_password');
+    for (const name of APP) {
+      const e = env(name);
+      expect({ name, DATABASE_URL: e.DATABASE_URL }).toEqual({ name, DATABASE_URL: undefined });
+      expect(e.DATABASE_URL_FILE).toBe('/run/secrets/database_url');
+      expect(service(name).secrets).toContain('database_url');
+    }
+    expect(env('api').WARDEN_JWT_SECRET).toBeUndefined();
+    expect(env('api').WARDEN_JWT_SECRET_FILE).toBe('/run/secrets/jwt_secret');
+    // Every secret a service mounts is declared with a file that make-secrets.sh writes.
+    const script = readFileSync(join(ROOT, 'infra/docker/make-secrets.sh'), 'utf8');
+    for (const [name, s] of Object.entries(compose.services))
+      for (const secret of s.secrets ?? []) {
+        expect({ name, secret, file: compose.secrets?.[secret]?.file }).toEqual({
+          name,
+          secret,
+          file: `./secrets/${secret}`,
+        });
+        expect(script).toMatch(new RegExp(`^write ${secret} `, 'm'));
+      }
+    expect(readFileSync(join(ROOT, '.gitignore'), 'utf8')).toMatch(/^\/secrets\/$/m);
   });
 
   test('every service_healthy dependency has a healthcheck, every dependency exists', () => {
@@ -142,6 +182,8 @@ describe('docker-compose.yml', () => {
       expect(dep(name, 'redis')).toBe('service_healthy');
     expect(dep('intelligence', 'postgres')).toBe('service_healthy');
     expect(dep('intelligence', 'migrate')).toBe('service_completed_successfully');
+    // The load balancer waits until a gateway answers, not until its container started.
+    expect(dep('gateway-lb', 'gateway')).toBe('service_healthy');
   });
 
   test('every app command runs an entry point or npm script that exists', () => {
@@ -150,7 +192,8 @@ describe('docker-compose.yml', () => {
     };
     for (const name of APP) {
       const cmd = commandText(service(name));
-      const entry = cmd.match(/(services\/[\w-]+\/src\/[\w-]+\.ts)/)?.[1];
+      // The image runs the compiled JavaScript (scripts/build-js.mjs) of a TypeScript entry point.
+      const entry = cmd.match(/((?:services|libs)\/[\w-]+\/src\/[\w/-]+)\.js/)?.[1]?.concat('.ts');
       const script = cmd.match(/npm run ([\w:-]+)/)?.[1];
       if (entry)
         expect({ name, entry, exists: existsSync(join(ROOT, entry)) }).toEqual({ name, entry, exists: true });
@@ -178,32 +221,52 @@ describe('docker-compose.yml', () => {
     expect(dockerfile).toMatch(/\bnpm install\b/);
   });
 
+  test('the Dockerfile builds a production image: compiled, pruned, non-root, a data volume, a HEALTHCHECK', () => {
+    const dockerfile = readFileSync(join(ROOT, 'infra/docker/Dockerfile'), 'utf8');
+    const stages = [...dockerfile.matchAll(/^FROM \S+ AS (\w+)$/gm)].map((m) => m[1]);
+    expect(stages).toEqual(['manifests', 'deps', 'build', 'runtime']);
+    const runtime = dockerfile.slice(dockerfile.indexOf('AS runtime'));
+    expect(dockerfile).toMatch(/^RUN bash infra\/docker\/build-production\.sh$/m);
+    const build = readFileSync(join(ROOT, 'infra/docker/build-production.sh'), 'utf8');
+    expect(build).toMatch(/^node scripts\/build-js\.mjs$/m);
+    expect(build).toMatch(/^npm prune --omit=dev/m);
+    expect(runtime).toMatch(/^USER node$/m);
+    expect(runtime).toMatch(/^VOLUME \["\/data"\]$/m);
+    expect(runtime).toMatch(/WARDEN_DATA_DIR=\/data/);
+    expect(runtime).toMatch(/chown node:node \/data/);
+    expect(runtime).toMatch(/^HEALTHCHECK /m);
+    expect(runtime).toMatch(/^CMD \["node", "services\/standalone\/src\/main\.js"\]$/m);
+    expect(runtime).not.toMatch(/tsx/);
+    expect(existsSync(join(ROOT, 'scripts/build-js.mjs'))).toBe(true);
+    expect(existsSync(join(ROOT, 'tsconfig.build.json'))).toBe(true);
+  });
+
   test('each app service runs its own entry point', () => {
     for (const name of LONG_RUNNING_APP) {
-      expect(service(name).command).toEqual(['npx', 'tsx', `services/${name}/src/main.ts`]);
+      expect(service(name).command).toEqual(['node', `services/${name}/src/main.js`]);
     }
-    expect(service('migrate').command).toEqual(['npm', 'run', 'db:migrate']);
+    expect(service('migrate').command).toEqual(['node', 'libs/migrations/src/cli/migrate.js']);
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
     };
-    expect(pkg.scripts['db:migrate']).toBeTruthy();
+    // The same entry point as `npm run db:migrate` in a checkout.
+    expect(pkg.scripts['db:migrate']).toBe('tsx libs/migrations/src/cli/migrate.ts');
   });
 
   test('app services get the connection settings they need, pointing at compose services', () => {
     for (const name of LONG_RUNNING_APP) {
       const e = env(name);
-      expect(e.DATABASE_URL).toMatch(/^postgresql:\/\/warden(:[^@]*)?@postgres:5432\/warden$/);
-      if (name !== 'intelligence') expect(e.KAFKA_BROKERS).toBe('kafka:9092');
+      expect(e.DATABASE_URL_FILE).toBe('/run/secrets/database_url');
+      if (name !== 'intelligence') expect(e.KAFKA_BROKERS).toBe('${WARDEN_KAFKA_BROKERS:-kafka:9092}');
       expect(e.REDIS_URL).toBe('redis://redis:6379');
       expect(e.LOG_LEVEL).toBeTruthy();
       expect(e.PORT).toMatch(/^\d+$/);
     }
-    expect(env('migrate').DATABASE_URL).toBe(env('gateway').DATABASE_URL);
+    expect(env('migrate').DATABASE_URL_FILE).toBe(env('gateway').DATABASE_URL_FILE);
     expect(env('gateway').PORT).toBe('7401');
     expect(env('api').PORT).toBe('7402');
     expect(env('intelligence').PORT).toBe('7404');
-    expect(env('gateway')).toHaveProperty('WARDEN_INIT_API_KEY');
-    expect(env('api')).toHaveProperty('WARDEN_INIT_API_KEY');
+    expect(env('api').WARDEN_INIT_API_KEY_FILE).toBe('/run/secrets/init_api_key');
   });
 
   test('scalable services have no container_name and no fixed host port', () => {
@@ -252,4 +315,59 @@ describe('docker-compose.yml', () => {
 
   // `docker compose config -q` would validate the file too, but this machine's docker client has no
   // compose plugin (infra/README.md); the structural checks above are what CI runs.
+});
+
+describe('infra/compose/kafka-cluster.yml (three brokers)', () => {
+  // Compose's `!reset` tag (drop the base file's value) read as an empty sequence.
+  const reset = { tag: '!reset', collection: 'seq' as const, resolve: () => [] };
+  const override = parse(readFileSync(join(ROOT, 'infra/compose/kafka-cluster.yml'), 'utf8'), {
+    merge: true,
+    customTags: [reset],
+  }) as Compose;
+  const brokers = ['kafka', 'kafka-2', 'kafka-3'];
+  const envOf = (name: string) =>
+    Object.fromEntries(
+      Object.entries(override.services[name]?.environment ?? {}).map(([k, v]) => [
+        k,
+        v == null ? '' : String(v),
+      ]),
+    );
+
+  test('three KRaft nodes, each broker and controller, voting together, with distinct ids', () => {
+    const ids = brokers.map((b) => envOf(b).KAFKA_NODE_ID);
+    expect(ids).toEqual(['1', '2', '3']);
+    for (const b of brokers) {
+      const e = envOf(b);
+      expect(e.KAFKA_CONTROLLER_QUORUM_VOTERS).toBe('1@kafka:9093,2@kafka-2:9093,3@kafka-3:9093');
+      expect(e.KAFKA_PROCESS_ROLES).toBe('broker,controller');
+      expect(e.KAFKA_ADVERTISED_LISTENERS).toBe(`PLAINTEXT://${b}:9092`);
+      expect(e.CLUSTER_ID).toBe(env('kafka').CLUSTER_ID);
+    }
+    for (const b of ['kafka-2', 'kafka-3']) {
+      expect(override.services[b]?.image).toBe(service('kafka').image);
+      expect(override.services[b]?.healthcheck?.test).toBeDefined();
+      const volume = (override.services[b]?.volumes ?? [])[0]?.split(':')[0] ?? '';
+      expect(volume in (override.volumes ?? {})).toBe(true);
+    }
+  });
+
+  test('replication factor 3 and min.insync.replicas 2 for every topic, internal ones included', () => {
+    for (const b of brokers) {
+      expect(envOf(b)).toMatchObject({
+        KAFKA_DEFAULT_REPLICATION_FACTOR: '3',
+        KAFKA_MIN_INSYNC_REPLICAS: '2',
+        KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR: '3',
+        KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: '3',
+        KAFKA_TRANSACTION_STATE_LOG_MIN_ISR: '2',
+      });
+    }
+    // kafka-init creates the application topics with these (its command reads them at run time).
+    expect(envOf('kafka-init')).toEqual({ WARDEN_TOPIC_REPLICATION: '3', WARDEN_TOPIC_MIN_ISR: '2' });
+    expect(override.services['kafka-init']?.depends_on?.['kafka-3']?.condition).toBe('service_healthy');
+  });
+
+  test('the services that use Kafka get all three brokers', () => {
+    for (const name of ['gateway', 'projector', 'api'])
+      expect(envOf(name).KAFKA_BROKERS).toBe('kafka:9092,kafka-2:9092,kafka-3:9092');
+  });
 });

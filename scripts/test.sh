@@ -18,6 +18,9 @@ npx tsc -p tsconfig.json --noEmit
 npx tsc -p services/dashboard/tsconfig.json --noEmit
 node services/dashboard/scripts/ensure-built.mjs
 npm run --silent lint
+# The Helm chart's tests run `helm lint` / `helm template` (built from the Go module proxy when missing).
+HELM_BIN="$(bash infra/helm/ensure-helm.sh)"
+export HELM_BIN
 npx jest --selectProjects unit "$@"
 # --forceExit: a suite that fails mid-way (e.g. a timed-out hook) can leave a client open; CI must
 # still end with jest's verdict instead of hanging until its time limit.

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { z } from 'zod';
 
 /** Thrown when the environment does not satisfy a service's configuration schema. */
@@ -36,12 +37,48 @@ export const ListEnv = z.string().transform((s) =>
 );
 
 /**
+ * Secrets from files (the `_FILE` convention of Docker secrets and the official database images):
+ * for every `<NAME>_FILE` set while `<NAME>` is not, `<NAME>` becomes the file's content without its
+ * trailing newline(s). Setting both is an error (which one wins would be a guess), and so is a file
+ * that cannot be read. Returns the issues, adding the values to `cleaned`.
+ */
+function readSecretFiles(cleaned: Record<string, string>): { variable: string; message: string }[] {
+  const issues: { variable: string; message: string }[] = [];
+  for (const [k, file] of Object.entries(cleaned)) {
+    if (!k.endsWith('_FILE') || k.length <= 5) continue;
+    const name = k.slice(0, -5);
+    if (cleaned[name] !== undefined) {
+      issues.push({ variable: k, message: `set ${name} or ${k}, not both` });
+      continue;
+    }
+    try {
+      const value = fs.readFileSync(file, 'utf8').replace(/[\r\n]+$/, '');
+      if (value !== '') cleaned[name] = value;
+    } catch (e) {
+      // The path is configuration, not a secret; the content never appears in a message.
+      issues.push({
+        variable: k,
+        message: `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`,
+      });
+    }
+  }
+  return issues;
+}
+
+/**
  * Parses the environment once, at start, with a service's zod schema (docs/conventions.md#start-up-and-shutdown).
- * Empty strings count as unset. Throws {@link ConfigError} naming every offending variable.
+ * Empty strings count as unset; `<NAME>_FILE` supplies `<NAME>` from a file (Docker / Kubernetes
+ * secrets, see `readSecretFiles`). Throws {@link ConfigError} naming every offending variable.
  */
 export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
   const cleaned: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') cleaned[k] = v;
+  const fileIssues = readSecretFiles(cleaned);
+  if (fileIssues.length > 0)
+    throw new ConfigError(
+      `invalid configuration: ${fileIssues.map((i) => `${i.variable}: ${i.message}`).join('; ')}`,
+      fileIssues,
+    );
   const result = schema.safeParse(cleaned);
   if (result.success) return result.data;
   const issues = result.error.issues.map((i) => ({
