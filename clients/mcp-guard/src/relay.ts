@@ -47,8 +47,8 @@ const CONNECTION_CLOSED = -32000;
  * - host `notifications/cancelled` for a held call: the call never runs, or its pending answer is
  *   dropped (MCP 2025-06-18 "Cancellation": no response to a cancelled request); the notification is
  *   forwarded too.
- * Why a message relay and not the SDK's `Server` + `Client` pair: docs/decisions.md "The MCP guard
- * relays JSON-RPC messages".
+ * Why a message relay and not the SDK's `Server` + `Client` pair:
+ * docs/decisions.md "The MCP guard relays JSON-RPC messages".
  */
 export class McpRelay {
   /** Ids of host requests whose answers the relay reads on the way back, by kind. */
