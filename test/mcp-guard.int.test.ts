@@ -1,8 +1,10 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { WardenClient } from '@agent-warden/client';
 import { call, waitFor } from './support/http';
 import { startTestStack, type TestStack } from './support/stack';
@@ -242,4 +244,113 @@ describe('mcp-guard: an MCP client through the proxy to a real MCP server', () =
       ]),
     );
   }, 60_000);
+
+  describe('over Streamable HTTP (--http)', () => {
+    let proxy: ChildProcess;
+    let url: string;
+    const HTTP_AGENT = 'mcp-http';
+
+    beforeAll(async () => {
+      proxy = spawn(
+        process.execPath,
+        [
+          PROXY,
+          '--http',
+          '0',
+          '--mode',
+          'enforce',
+          '--agent-key',
+          HTTP_AGENT,
+          '--flush-interval-ms',
+          '200',
+        ].concat(['--', process.execPath, FILESYSTEM_SERVER, dir]),
+        {
+          cwd: ROOT,
+          env: { ...process.env, WARDEN_URL: stack.gatewayUrl, WARDEN_API_KEY: stack.apiKey },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      url = await new Promise<string>((resolve, reject) => {
+        let buffered = '';
+        proxy.once('exit', (code) => reject(new Error(`mcp-guard --http exited with ${code}: ${buffered}`)));
+        proxy.stderr!.on('data', (d: Buffer) => {
+          buffered += d.toString('utf8');
+          const m = /"msg":"mcp-guard listening","url":"([^"]+)"/.exec(buffered);
+          if (m) resolve(m[1]!);
+        });
+      });
+    }, 60_000);
+
+    afterAll(async () => {
+      if (proxy && proxy.exitCode === null) {
+        const exited = new Promise((r) => proxy.once('exit', r));
+        proxy.kill('SIGTERM');
+        await exited;
+      }
+    }, 30_000);
+
+    const connect = async () => {
+      const client = new Client({ name: 'http-host', version: '1.0.0' });
+      const t = new StreamableHTTPClientTransport(new URL(url));
+      await client.connect(t);
+      return { client, transport: t };
+    };
+
+    test('each MCP session gets its own server and Warden session; a blocked write never writes', async () => {
+      const a = await connect();
+      const b = await connect();
+      expect(a.transport.sessionId).toBeDefined();
+      expect(a.transport.sessionId).not.toBe(b.transport.sessionId);
+      const blocked = path.join(dir, 'http-blocked.txt');
+      const r = (await a.client.callTool({
+        name: 'write_file',
+        arguments: { path: blocked, content: 'x' },
+      })) as ToolResult;
+      expect(r.isError).toBe(true);
+      expect(text(r)).toContain('No writes to blocked files');
+      expect(existsSync(blocked)).toBe(false);
+      const allowed = path.join(dir, 'http-allowed.txt');
+      const ok = (await b.client.callTool({
+        name: 'write_file',
+        arguments: { path: allowed, content: 'y' },
+      })) as ToolResult;
+      expect(ok.isError).toBeFalsy();
+      expect(readFileSync(allowed, 'utf8')).toBe('y');
+      // DELETE ends each MCP session: its server process stops and its Warden session completes.
+      await a.transport.terminateSession();
+      await b.transport.terminateSession();
+      await a.client.close();
+      await b.client.close();
+
+      const agents = await api('GET', '/v1/agents');
+      const agent = (agents.body.items as Array<{ id: string; key: string }>).find(
+        (x) => x.key === HTTP_AGENT,
+      );
+      expect(agent).toBeDefined();
+      await waitFor(async () => {
+        const list = await api('GET', `/v1/sessions?agentId=${agent!.id}`);
+        const items = list.body.items as Array<{ status: string }>;
+        return items.length === 2 && items.every((i) => i.status === 'completed');
+      });
+    }, 60_000);
+
+    test('a request without a session, or with an unknown one, is refused', async () => {
+      const none = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(none.status).toBe(400);
+      const unknown = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': 'no-such-session',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(unknown.status).toBe(404);
+    });
+  });
 });

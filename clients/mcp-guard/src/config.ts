@@ -37,6 +37,10 @@ export interface GuardConfig {
   enabled: boolean;
   /** stderr log level (`--log-level`, `WARDEN_LOG_LEVEL`); default `info`. */
   logLevel: LogLevel;
+  /** Serve the host over Streamable HTTP on this port (`--http`; 0 = any free port) instead of stdio. */
+  httpPort?: number;
+  /** Address to listen on with `--http` (`--http-host`); default `127.0.0.1`. */
+  httpHost: string;
 }
 
 /** What the command line asked for: run the proxy, or print help / the version. */
@@ -59,6 +63,9 @@ Flags (environment variable in brackets):
   --approval-timeout-ms <ms>  stop waiting for an approval after this long
   --flush-interval-ms <ms>    event flush period [WARDEN_FLUSH_INTERVAL_MS]; default 2000
   --log-level <level>         debug|info|warn|error|silent, on stderr [WARDEN_LOG_LEVEL]; default info
+  --http <port>               serve the host over Streamable HTTP at http://127.0.0.1:<port>/mcp
+                              instead of stdio (0: any free port; one server process per MCP session)
+  --http-host <address>       address to listen on with --http; default 127.0.0.1
   -h, --help                  this text
   -v, --version               the version
 `;
@@ -75,6 +82,8 @@ const FLAGS = {
   'approval-timeout-ms': { type: 'string' },
   'flush-interval-ms': { type: 'string' },
   'log-level': { type: 'string' },
+  http: { type: 'string' },
+  'http-host': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const;
@@ -123,6 +132,8 @@ export function parseInvocation(argv: readonly string[], env: Env = process.env)
     flushIntervalMs: positiveInt('--flush-interval-ms', str('flush-interval-ms')),
     enabled,
     logLevel: oneOf('--log-level', str('log-level', 'WARDEN_LOG_LEVEL'), LOG_LEVELS) ?? 'info',
+    httpPort: port('--http', str('http')),
+    httpHost: str('http-host') ?? '127.0.0.1',
   };
   if (enabled && !config.baseUrl) throw new UsageError('--url', 'required: set WARDEN_URL or pass --url');
   if (enabled && !config.apiKey) throw new UsageError('--api-key', 'required: set WARDEN_API_KEY');
@@ -161,6 +172,13 @@ function positiveInt(option: string, value: string | undefined): number | undefi
   const n = Number(value);
   if (Number.isInteger(n) && n > 0) return n;
   throw new UsageError(option, `must be a positive whole number of ms (got "${value}")`);
+}
+
+function port(option: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (Number.isInteger(n) && n >= 0 && n <= 65_535) return n;
+  throw new UsageError(option, `must be a port, 0–65535 (got "${value}")`);
 }
 
 function parseEnabled(value: string | undefined): boolean {

@@ -5,6 +5,7 @@
  */
 export { main, VERSION } from './main';
 export { startProxy, type RunningProxy } from './proxy';
+export { startHttpProxy, MCP_PATH, type RunningHttpProxy } from './http';
 export { parseInvocation, serverEnvironment, USAGE, type GuardConfig, type Invocation } from './config';
 export { McpRelay, type RelayGuard } from './relay';
 export {

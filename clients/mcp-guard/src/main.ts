@@ -1,6 +1,7 @@
 import { parseInvocation, USAGE } from './config';
 import { McpGuardError } from './errors';
 import { stderrLogger } from './logger';
+import { startHttpProxy } from './http';
 import { startProxy } from './proxy';
 
 /** The package version, printed by `--version`. */
@@ -8,8 +9,9 @@ export const VERSION = '0.1.0';
 
 /**
  * The command line: `mcp-guard [flags] -- <server command> [args]` (argv without `node` and the
- * script). Resolves with the exit code: 0 after the host left (or `--help` / `--version`), 1 when
- * the server could not start or exited first, 2 for bad usage (the message names the flag).
+ * script). Resolves with the exit code: 0 after the host left (or `--help` / `--version`; with
+ * `--http`, after SIGINT / SIGTERM), 1 when the server could not start or exited first (stdio) or
+ * the port could not be bound, 2 for bad usage (the message names the flag).
  * Everything it prints goes to stderr: stdout is the protocol.
  */
 export async function main(argv: string[]): Promise<number> {
@@ -29,10 +31,27 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`${VERSION}\n`);
     return 0;
   }
-  const logger = stderrLogger(invocation.config.logLevel);
+  const config = invocation.config;
+  const logger = stderrLogger(config.logLevel);
+  if (config.httpPort !== undefined) {
+    let http;
+    try {
+      http = await startHttpProxy(config, logger);
+    } catch (e) {
+      logger.error('mcp-guard could not listen', { error: (e as Error).message });
+      return 1;
+    }
+    const signal = await new Promise<NodeJS.Signals>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    logger.info('mcp-guard stopping', { signal, sessions: http.sessions() });
+    await http.stop();
+    return 0;
+  }
   let proxy;
   try {
-    proxy = await startProxy(invocation.config, logger);
+    proxy = await startProxy(config, logger);
   } catch (e) {
     logger.error('mcp-guard could not start', {
       error: (e as Error).message,

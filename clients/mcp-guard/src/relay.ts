@@ -56,6 +56,8 @@ export class McpRelay {
   private readonly held = new Map<string, HeldCall>();
   /** Ids of calls cancelled while on the server: their late answers are dropped. */
   private readonly dropped = new Set<string>();
+  /** Host requests in flight by their progress token (`_meta.progressToken`), to route progress. */
+  private readonly progress = new Map<string, RequestId>();
   private closing?: Promise<void>;
   /** Resolves once both sides are closed and the guard's session has ended: with the side that left first. */
   readonly closed: Promise<'host' | 'server'>;
@@ -105,6 +107,9 @@ export class McpRelay {
 
   private fromHost(message: JSONRPCMessage): void {
     if (isJSONRPCRequest(message)) {
+      const token = (message.params as { _meta?: { progressToken?: RequestId } } | undefined)?._meta
+        ?.progressToken;
+      if (token !== undefined) this.progress.set(key(token), message.id);
       if (message.method === 'tools/call') return void this.toolCall(message.id, message);
       if (message.method === 'initialize' || message.method === 'tools/list')
         this.watching.set(key(message.id), { method: message.method, params: message.params });
@@ -126,6 +131,8 @@ export class McpRelay {
     if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
       const id = message.id;
       if (id !== undefined) {
+        for (const [token, requestId] of this.progress)
+          if (key(requestId) === key(id)) this.progress.delete(token);
         if (this.dropped.delete(key(id))) return;
         const call = this.held.get(key(id));
         if (call?.settle) {
@@ -140,6 +147,12 @@ export class McpRelay {
           if ('result' in message) this.observe(watched, message.result);
         }
       }
+    } else if (isJSONRPCNotification(message) && message.method === 'notifications/progress') {
+      // On Streamable HTTP a notification reaches the host on its request's stream only when the
+      // transport is told which request it belongs to; stdio ignores the hint.
+      const token = (message.params as { progressToken?: RequestId } | undefined)?.progressToken;
+      const relatedRequestId = token === undefined ? undefined : this.progress.get(key(token));
+      if (relatedRequestId !== undefined) return this.send(this.host, message, 'host', relatedRequestId);
     }
     this.send(this.host, message, 'host');
   }
@@ -185,8 +198,13 @@ export class McpRelay {
     }
   }
 
-  private send(to: Transport, message: JSONRPCMessage, side: 'host' | 'server'): void {
-    to.send(message).catch((e: unknown) =>
+  private send(
+    to: Transport,
+    message: JSONRPCMessage,
+    side: 'host' | 'server',
+    relatedRequestId?: RequestId,
+  ): void {
+    to.send(message, relatedRequestId === undefined ? undefined : { relatedRequestId }).catch((e: unknown) =>
       this.logger.warn('mcp message not delivered', { to: side, error: (e as Error).message }),
     );
   }

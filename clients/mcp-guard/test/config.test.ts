@@ -73,6 +73,16 @@ describe('parseInvocation', () => {
     expect(usage(['--mode', 'strict', '--', 'srv']).code).toBe('usage_invalid');
   });
 
+  it('serves Streamable HTTP with --http, on loopback unless told otherwise', () => {
+    expect(run(['--', 'srv'])).toMatchObject({ httpPort: undefined, httpHost: '127.0.0.1' });
+    expect(run(['--http', '0', '--', 'srv'])).toMatchObject({ httpPort: 0, httpHost: '127.0.0.1' });
+    expect(run(['--http', '8931', '--http-host', '0.0.0.0', '--', 'srv'])).toMatchObject({
+      httpPort: 8931,
+      httpHost: '0.0.0.0',
+    });
+    expect(usage(['--http', '70000', '--', 'srv']).option).toBe('--http');
+  });
+
   it('needs no URL or key when disabled', () => {
     expect(run(['--', 'srv'], { WARDEN_ENABLED: 'false' })).toMatchObject({ enabled: false, command: 'srv' });
   });

@@ -20,6 +20,7 @@ describe('ToolGuard', () => {
     mode: 'enforce',
     enabled: true,
     logLevel: 'silent',
+    httpHost: '127.0.0.1',
     ...over,
   });
   const start = (over: Partial<GuardConfig> = {}) => {
