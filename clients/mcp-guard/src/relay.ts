@@ -95,7 +95,7 @@ export class McpRelay {
       this.logger.info('mcp connection closing', { by });
       for (const call of this.held.values()) {
         call.settle?.({
-          error: { code: CONNECTION_CLOSED, message: 'the MCP server closed the connection' },
+          error: { code: CONNECTION_CLOSED, message: 'the MCP connection closed' },
         });
       }
       await Promise.allSettled([this.server.close(), this.host.close()]);

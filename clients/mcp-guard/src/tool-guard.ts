@@ -23,6 +23,12 @@ export interface McpSessionInfo {
   protocolVersion?: string;
 }
 
+/** How long `close` waits for calls in progress before the last flush, ms. */
+export const CLOSE_GRACE_MS = 2000;
+
+/** JSON-RPC "Invalid Request" (JSON-RPC 2.0 §5.1). */
+const INVALID_REQUEST = -32600;
+
 /** JSON-RPC "Internal error" (JSON-RPC 2.0 §5.1). */
 const INTERNAL_ERROR = -32603;
 
@@ -62,6 +68,8 @@ export class ToolGuard {
   readonly tools = new ToolIndex();
   private client?: WardenClient;
   private session: McpSessionInfo = {};
+  /** Calls in `withTool`, so that `close` lets them record their outcome before the last flush. */
+  private readonly inflight = new Set<Promise<unknown>>();
 
   constructor(
     private readonly config: GuardConfig,
@@ -131,7 +139,9 @@ export class ToolGuard {
    * it is called only when the guard lets the call run. Returns what to answer the host: the
    * server's result or error as is, a guard outcome as an `isError` tool result
    * ({@link guardErrorResult}), or `{ cancelled: true }` when `isCancelled()` turned true before the
-   * call ran (MCP: no answer to a cancelled request). Never throws.
+   * call ran (MCP: no answer to a cancelled request). A call outside a session (before
+   * `initialize`, or while closing) is answered with an Invalid Request error and never forwarded.
+   * Never throws.
    */
   async call(
     params: unknown,
@@ -143,19 +153,22 @@ export class ToolGuard {
       server: this.session.server,
       environment: this.config.environment,
     });
-    if (!this.client) {
-      // A tools/call before initialize: MCP forbids it; the server answers as it sees fit.
-      return forward();
+    const client = this.client;
+    if (!client) {
+      // Before initialize (MCP forbids it) or while closing: never forwarded unguarded.
+      return { error: { code: INVALID_REQUEST, message: 'mcp-guard: no MCP session (initialize first)' } };
     }
+    const running = client.withTool(options, async () => {
+      if (isCancelled()) throw new RequestCancelledError();
+      const answer = await forward();
+      if ('error' in answer) throw new UpstreamRpcError(answer.error);
+      if (answer.result.isError === true) throw new ToolResultError(answer.result);
+      return answer.result;
+    });
+    this.inflight.add(running);
+    void running.catch(() => {}).finally(() => this.inflight.delete(running));
     try {
-      const result = await this.client.withTool(options, async () => {
-        if (isCancelled()) throw new RequestCancelledError();
-        const answer = await forward();
-        if ('error' in answer) throw new UpstreamRpcError(answer.error);
-        if (answer.result.isError === true) throw new ToolResultError(answer.result);
-        return answer.result;
-      });
-      return { result };
+      return { result: await running };
     } catch (e) {
       if (e instanceof ToolResultError) return { result: e.result };
       if (e instanceof UpstreamRpcError) return { error: e.rpcError };
@@ -165,7 +178,7 @@ export class ToolGuard {
         this.logger.info('tool call stopped', {
           tool: options.name,
           code: (e as { code?: string }).code,
-          sessionId: this.client.sessionId,
+          sessionId: client.sessionId,
         });
         return { result: stopped };
       }
@@ -175,13 +188,20 @@ export class ToolGuard {
   }
 
   /**
-   * Ends the session (`completed`, or `failed` when the server died) and sends what is queued.
-   * Never throws.
+   * Ends the session (`completed`, or `failed` when the server died) and sends what is queued,
+   * after letting calls in progress record their outcome for up to {@link CLOSE_GRACE_MS} (a call
+   * still waiting for an approval then goes unrecorded). Never throws.
    */
   async close(status: 'completed' | 'failed' = 'completed'): Promise<void> {
     const client = this.client;
     if (!client) return;
     this.client = undefined;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.inflight]),
+      new Promise((r) => (timer = setTimeout(r, CLOSE_GRACE_MS))),
+    ]);
+    clearTimeout(timer);
     try {
       client.endSession({ status });
       const flushed = await client.shutdown();

@@ -122,6 +122,14 @@ describe('ToolGuard', () => {
     ]);
   });
 
+  it('a call outside a session is refused, never forwarded unguarded', async () => {
+    guard = new ToolGuard(config(), silentLogger);
+    expect(await guard.call({ name: 'write_file' }, upstream(ok), notCancelled)).toMatchObject({
+      error: { code: -32600 },
+    });
+    expect(forwarded).toEqual([]);
+  });
+
   it('a call cancelled before it runs is never forwarded and gets no answer', async () => {
     start();
     expect(await guard.call({ name: 'write_file' }, upstream(ok), () => true)).toEqual({ cancelled: true });
