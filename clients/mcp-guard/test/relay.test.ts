@@ -18,6 +18,7 @@ describe('McpRelay', () => {
   let serverCalls: string[];
   let sessions: McpSessionInfo[];
   let guardCalls: unknown[];
+  let outcomes: HostAnswer[];
   let closedWith: string[];
   let release: (() => void) | undefined;
   let host: Client;
@@ -34,7 +35,10 @@ describe('McpRelay', () => {
         return { result: { content: [{ type: 'text', text: 'stopped' }], isError: true } };
       if (verdict === 'hold') {
         await new Promise<void>((r) => (release = r));
-        if (isCancelled()) return { cancelled: true };
+        if (isCancelled()) {
+          outcomes.push({ cancelled: true });
+          return { cancelled: true };
+        }
       }
       const answer: UpstreamAnswer = await forward();
       return answer;
@@ -46,7 +50,9 @@ describe('McpRelay', () => {
     serverCalls = [];
     sessions = [];
     guardCalls = [];
+    outcomes = [];
     closedWith = [];
+    release = undefined;
     server = new McpServer(
       { name: 'test-server', version: '1.2.3' },
       { capabilities: { logging: {} }, instructions: 'be nice' },
@@ -146,11 +152,12 @@ describe('McpRelay', () => {
     const answer = host.callTool({ name: 'echo', arguments: { text: 'c' } }, undefined, {
       signal: abort.signal,
     });
-    await new Promise((r) => setTimeout(r, 10));
+    await until(() => release !== undefined);
     abort.abort('changed my mind');
     await expect(answer).rejects.toThrow();
     release!();
-    await new Promise((r) => setTimeout(r, 10));
+    await until(() => outcomes.length === 1);
+    expect(outcomes).toEqual([{ cancelled: true }]);
     expect(serverCalls).toEqual([]);
   });
 
@@ -163,7 +170,7 @@ describe('McpRelay', () => {
   it('the server leaving ends it as failed, and a held call ends with the connection', async () => {
     verdict = 'hold';
     const answer = host.callTool({ name: 'echo', arguments: { text: 'd' } });
-    await new Promise((r) => setTimeout(r, 10));
+    await until(() => release !== undefined);
     await server.close();
     expect(await relay.closed).toBe('server');
     expect(closedWith).toEqual(['failed']);
@@ -171,3 +178,12 @@ describe('McpRelay', () => {
     await expect(answer).rejects.toThrow(/closed/i);
   });
 });
+
+/** Resolves once `cond()` is true (polled every 5 ms); rejects after 5 s. */
+async function until(cond: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
