@@ -10,6 +10,7 @@
  *   services/*                     any lib, never another service
  *   services/standalone            the composition root of `npm start`: may import the services
  *   clients/typescript             contracts only (it ships to users)
+ *   clients/mcp-guard              the TypeScript client only (it ships to users)
  *
  * The rules apply to `src/` (tests may import what they exercise). A lib never imports a service;
  * nothing may form a cycle. Why: docs/decisions.md "Layers are
@@ -82,6 +83,14 @@ module.exports = {
       comment: 'The TypeScript client ships to users: of the workspace it may import libs/contracts only.',
       from: { path: '^clients/typescript/src/' },
       to: { path: '^(libs|services)/', pathNot: '^libs/contracts/' },
+    },
+    {
+      name: 'mcp-guard-imports-the-client-only',
+      severity: 'error',
+      comment:
+        'The MCP guard proxy ships to users: of the workspace it may import the TypeScript client only, through its public API.',
+      from: { path: '^clients/mcp-guard/src/' },
+      to: { path: '^(libs|services|clients/(?!mcp-guard/|typescript/src/index\\.ts$))' },
     },
   ],
   options: {

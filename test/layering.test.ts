@@ -109,6 +109,25 @@ describe('layering rules (npm run lint)', () => {
     ]);
   });
 
+  it('rejects the MCP guard importing anything but the public front of the client', () => {
+    const v = cruise({
+      ...lib('contracts'),
+      'clients/typescript/src/index.ts': "export * from './guard';\n",
+      'clients/typescript/src/guard.ts': 'export const guard = 1;\n',
+      'clients/mcp-guard/src/ok.ts': "export * from '../../typescript/src/index';\n",
+      'clients/mcp-guard/src/deep.ts': "export * from '../../typescript/src/guard';\n",
+      'clients/mcp-guard/src/lib.ts': "export * from '../../../libs/contracts/src/index';\n",
+    });
+    expect(v.map((x) => [x.rule.name, x.from, x.to]).sort()).toEqual([
+      [
+        'mcp-guard-imports-the-client-only',
+        'clients/mcp-guard/src/deep.ts',
+        'clients/typescript/src/guard.ts',
+      ],
+      ['mcp-guard-imports-the-client-only', 'clients/mcp-guard/src/lib.ts', 'libs/contracts/src/index.ts'],
+    ]);
+  });
+
   it('keeps the migration tooling above the embedded PostgreSQL and data access beside both', () => {
     const v = cruise({
       ...lib('embedded-postgres'),
