@@ -36,16 +36,34 @@ export const ListEnv = z.string().transform((s) =>
     .filter((x) => x.length > 0),
 );
 
+/** The variable names a schema declares (the keys of its object, through pipes, defaults and refinements). */
+function schemaKeys(schema: z.ZodType): Set<string> {
+  let s: unknown = schema;
+  for (let depth = 0; depth < 10 && s; depth++) {
+    const o = s as {
+      shape?: Record<string, unknown>;
+      def?: { in?: unknown; innerType?: unknown; schema?: unknown };
+    };
+    if (o.shape && typeof o.shape === 'object') return new Set(Object.keys(o.shape));
+    s = o.def?.in ?? o.def?.innerType ?? o.def?.schema;
+  }
+  return new Set();
+}
+
 /**
  * Secrets from files (the `_FILE` convention of Docker secrets and the official database images):
- * for every `<NAME>_FILE` set while `<NAME>` is not, `<NAME>` becomes the file's content without its
- * trailing newline(s). Setting both is an error (which one wins would be a guess), and so is a file
- * that cannot be read. Returns the issues, adding the values to `cleaned`.
+ * for every variable `<NAME>` the schema declares, `<NAME>_FILE` set while `<NAME>` is not makes
+ * `<NAME>` the file's content without its trailing newline(s). Other `*_FILE` variables of the
+ * environment are not ours and are left alone. Setting both is an error (which one wins would be a
+ * guess), and so is a file that cannot be read. Returns the issues, adding the values to `cleaned`.
  */
-function readSecretFiles(cleaned: Record<string, string>): { variable: string; message: string }[] {
+function readSecretFiles(
+  cleaned: Record<string, string>,
+  declared: Set<string>,
+): { variable: string; message: string }[] {
   const issues: { variable: string; message: string }[] = [];
   for (const [k, file] of Object.entries(cleaned)) {
-    if (!k.endsWith('_FILE') || k.length <= 5) continue;
+    if (!k.endsWith('_FILE') || !declared.has(k.slice(0, -5))) continue;
     const name = k.slice(0, -5);
     if (cleaned[name] !== undefined) {
       issues.push({ variable: k, message: `set ${name} or ${k}, not both` });
@@ -73,7 +91,7 @@ function readSecretFiles(cleaned: Record<string, string>): { variable: string; m
 export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
   const cleaned: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') cleaned[k] = v;
-  const fileIssues = readSecretFiles(cleaned);
+  const fileIssues = readSecretFiles(cleaned, schemaKeys(schema));
   if (fileIssues.length > 0)
     throw new ConfigError(
       `invalid configuration: ${fileIssues.map((i) => `${i.variable}: ${i.message}`).join('; ')}`,

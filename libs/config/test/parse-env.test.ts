@@ -57,6 +57,21 @@ describe('parseEnv', () => {
     expect((error as ConfigError).message).not.toContain('too-short-secret');
   });
 
+  test('only variables the schema declares are read from files; other *_FILE variables are left alone', () => {
+    expect(
+      parseEnv(Schema, {
+        DATABASE_URL: 'postgresql://a@b/c',
+        TF_CLI_CONFIG_FILE: path.join(dir, 'missing'),
+        OTHER_FILE: secret('other', 'x'),
+      }),
+    ).toEqual({ DATABASE_URL: 'postgresql://a@b/c', PORT: 7400 });
+    // Through a refined / piped schema too.
+    const refined = Schema.refine(() => true).pipe(z.any());
+    expect(parseEnv(refined, { DATABASE_URL_FILE: secret('db', 'postgresql://x@y/z') })).toMatchObject({
+      DATABASE_URL: 'postgresql://x@y/z',
+    });
+  });
+
   test('both <NAME> and <NAME>_FILE, or an unreadable file, are errors naming the variable', () => {
     expect(() =>
       parseEnv(Schema, {
