@@ -9,6 +9,7 @@ export * from './events';
 export * from './scores';
 export * from './llm';
 export * from './llm-pricing';
+export * from './llm-api';
 export * from './ingest';
 export * from './guard';
 export * from './provenance';
