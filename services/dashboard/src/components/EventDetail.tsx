@@ -126,11 +126,11 @@ function LlmBody({ d, stored }: { d: Data; stored?: LlmCall }) {
   const source = stored ? stored.costSource : d.costUsd !== undefined ? 'client' : null;
   return (
     <div className="llm-call" data-testid="llm-call-detail">
+      <div className="muted small">
+        {[d.provider, d.operation ?? 'chat'].filter(Boolean).map(String).join(' · ')}
+        {d.responseModel && d.responseModel !== d.model ? ` · requested ${String(d.model)}` : ''}
+      </div>
       <div className="figures">
-        <div className="figure">
-          <div className="value mono small">{String(d.responseModel ?? d.model)}</div>
-          <div className="muted small">{[d.provider, d.operation ?? 'chat'].filter(Boolean).join(' · ')}</div>
-        </div>
         <div className="figure">
           <div className="value">{num(n(d.inputTokens))}</div>
           <div className="muted small">

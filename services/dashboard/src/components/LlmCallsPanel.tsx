@@ -18,7 +18,7 @@ export function LlmCallsPanel({
 }) {
   if (totals.calls === 0) return null;
   return (
-    <section className="card" data-testid="llm-calls">
+    <section data-testid="llm-calls">
       <div className="row spread">
         <h3>LLM calls</h3>
         <span className="muted small">

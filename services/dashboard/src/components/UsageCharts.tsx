@@ -106,7 +106,7 @@ export function TokensCostChart({ data, bucket }: { data: UsagePoint[]; bucket: 
             dataKey="costUsd"
             name="cost"
             stroke={COLORS.cost}
-            dot={false}
+            dot={{ r: 3 }}
             connectNulls
             isAnimationActive={false}
           />
@@ -137,7 +137,7 @@ export function LatencyChart({ data, bucket }: { data: UsagePoint[]; bucket: 'ho
               dataKey={k}
               name={k}
               stroke={COLORS[k]}
-              dot={false}
+              dot={{ r: 3 }}
               connectNulls
               isAnimationActive={false}
             />
@@ -209,7 +209,7 @@ export function ErrorRateChart({ data, bucket }: { data: UsagePoint[]; bucket: '
             dataKey="errorRate"
             name="error rate"
             stroke="var(--text)"
-            dot={false}
+            dot={{ r: 3 }}
             connectNulls
             isAnimationActive={false}
           />

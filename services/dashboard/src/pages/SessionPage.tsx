@@ -95,7 +95,10 @@ export default function SessionPage() {
           )}
           <span>{num(s.eventCount)} events</span>
           {s.llm.calls > 0 && (
-            <span data-testid="session-cost" title={`${num(s.llm.calls)} LLM calls`}>
+            <span
+              data-testid="session-cost"
+              title={`${num(s.llm.calls)} LLM calls${s.llm.unpricedCalls > 0 ? `; ${num(s.llm.unpricedCalls)} of models without a price are not in the cost` : ''}`}
+            >
               {usd(s.llm.costUsd)}
               {s.llm.unpricedCalls > 0 && s.llm.costUsd !== null && '+'} ·{' '}
               {tokens(s.llm.inputTokens + s.llm.outputTokens)} tokens
