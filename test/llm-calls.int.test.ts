@@ -322,4 +322,50 @@ describe('LLM calls: stored once, priced, served', () => {
       },
     ]);
   });
+  test("the version comparison sums each version's LLM cost and tokens over its sessions", async () => {
+    // Version 2.0.0: one session with one gpt-4o call (2.50 / 10.00 per million).
+    const v2 = await call(stack.gatewayUrl, 'POST', '/v1/agents/identify', {
+      apiKey: stack.apiKey,
+      body: { agent: { key: 'llm-agent' }, version: { version: '2.0.0' } },
+    });
+    expect(v2.status).toBe(200);
+    const session2 = newId();
+    const base = { sessionId: session2, agentId, agentVersionId: v2.body.agentVersionId };
+    const r = await ingest([
+      { ...base, id: newId(), time: at(90), sequence: 1, type: 'agent.session.started', data: {} },
+      {
+        ...base,
+        id: newId(),
+        time: at(91),
+        sequence: 2,
+        type: 'agent.llm.called',
+        data: { provider: 'openai', model: 'gpt-4o', inputTokens: 4000, outputTokens: 1000, durationMs: 50 },
+      },
+    ]);
+    expect(r.status).toBe(202);
+    await waitFor(
+      async () =>
+        (await stack.prisma.llmCall.count({ where: { projectId: stack.projectId, sessionId: session2 } })) ===
+        1,
+      60_000,
+    );
+    const from = new Date(hour0).toISOString();
+    const cmp = await api(
+      `/v1/agents/${agentId}/compare?versions=${agentVersionId},${v2.body.agentVersionId}&from=${from}`,
+    );
+    expect(cmp.status).toBe(200);
+    const [one, two] = cmp.body.versions;
+    expect(one.cost).toMatchObject({ calls: 5, unpricedCalls: 1 });
+    expect(one.cost.totalUsd).toBeCloseTo(cost1 + cost2 + 0.01 + cost5, 10);
+    expect(one.cost.perSessionUsd).toBeCloseTo(cost1 + cost2 + 0.01 + cost5, 10);
+    expect(one.tokens).toEqual({
+      input: 1000 + 2000 + 50 + 10 + 1_000_000,
+      output: 500 + 100 + 20 + 10 + 1000,
+      perSession: 1000 + 2000 + 50 + 10 + 1_000_000 + 500 + 100 + 20 + 10 + 1000,
+    });
+    expect(two.cost).toMatchObject({ calls: 1, unpricedCalls: 0 });
+    expect(two.cost.totalUsd).toBeCloseTo((4000 * 2.5 + 1000 * 10) / 1e6, 12);
+    expect(two.tokens).toEqual({ input: 4000, output: 1000, perSession: 5000 });
+    expect(cmp.body.notes.join(' ')).toContain('1 LLM call(s) of models without a price');
+  });
 });
