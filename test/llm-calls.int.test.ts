@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newId } from '@agent-warden/contracts';
 import { call, waitFor } from './support/http';
+import { createTestProject } from './support/projects';
 import { startTestStack, type TestStack } from './support/stack';
 
 /** Percentile by linear interpolation between the closest ranks (PostgreSQL's `percentile_cont`). */
@@ -367,5 +368,19 @@ describe('LLM calls: stored once, priced, served', () => {
     expect(two.cost.totalUsd).toBeCloseTo((4000 * 2.5 + 1000 * 10) / 1e6, 12);
     expect(two.tokens).toEqual({ input: 4000, output: 1000, perSession: 5000 });
     expect(cmp.body.notes.join(' ')).toContain('1 LLM call(s) of models without a price');
+  });
+  test('another project sees none of these calls, totals or usage', async () => {
+    const other = await createTestProject(stack, 'llm-other');
+    const get = (path: string) => call(stack.apiUrl, 'GET', path, { apiKey: other.apiKey });
+    expect((await get(`/v1/sessions/${sessionId}/llm-calls`)).status).toBe(404);
+    const from = new Date(hour0).toISOString();
+    const usage = await get(`/v1/llm/usage?agentId=${agentId}&from=${from}`);
+    expect(usage.status).toBe(200);
+    expect(usage.body.totals.calls).toBe(0);
+    expect(usage.body.models).toEqual([]);
+    const all = await get(`/v1/llm/usage?from=${from}`);
+    expect(all.body.totals.calls).toBe(0);
+    const activity = await get(`/v1/stats/activity?from=${from}`);
+    expect(activity.body.items.every((b: { events: number }) => b.events === 0)).toBe(true);
   });
 });
