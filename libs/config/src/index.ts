@@ -108,3 +108,5 @@ export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv 
     issues,
   );
 }
+
+export { LlmPricesFileEnv } from './llm-prices-file';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Decision, Timestamp, Uuid } from './common';
+import { LlmTotalsView } from './llm-api';
 import { AgentVersionView, AgentView, PageQuery, SessionView } from './read';
 
 /**
@@ -50,12 +51,14 @@ export const SessionsListQuery = PageQuery.extend({
 }).meta({ id: 'SessionsListQuery' });
 export type SessionsListQuery = z.infer<typeof SessionsListQuery>;
 
-/** One row of the sessions list: the session plus its guardrail figures. */
+/** One row of the sessions list: the session plus its guardrail and LLM figures. */
 export const SessionListItem = SessionView.extend({
   /** Blocks seen in the session (enforce-mode `block` evaluations + client events with outcome `blocked`). */
   blocks: z.number().int(),
   /** Approvals of the session still `pending`. */
   pendingApprovals: z.number().int(),
+  /** The session's LLM calls in total: calls, tokens, cost (docs/architecture.md#llm-calls). */
+  llm: LlmTotalsView,
 }).meta({ id: 'SessionListItem' });
 export type SessionListItem = z.infer<typeof SessionListItem>;
 

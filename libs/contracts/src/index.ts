@@ -8,6 +8,8 @@ export * from './identify';
 export * from './events';
 export * from './scores';
 export * from './llm';
+export * from './llm-pricing';
+export * from './llm-api';
 export * from './ingest';
 export * from './guard';
 export * from './provenance';

@@ -56,6 +56,7 @@ import {
   SessionEventsQuery,
 } from './read';
 import { ScoreRequest, ScoreView } from './scores';
+import { ActivityStatsView, LlmCallView, LlmUsageView, UsageQuery } from './llm-api';
 import { VersionComparisonQuery, VersionComparisonView } from './version-comparison';
 
 const common = {
@@ -94,6 +95,24 @@ const dashboardPaths = {
       summary: 'Guardrail evaluations per hour or day by policy decision (dry runs excluded)',
       requestParams: { query: DecisionStatsQuery },
       responses: { '200': json(DecisionStatsView, 'Buckets in time order, zeros included'), ...common },
+    },
+  },
+  '/v1/llm/usage': {
+    get: {
+      summary:
+        'LLM usage of the project or one agent per hour or day: calls, errors, tokens, cost and latency percentiles, per bucket, per model and in total',
+      description:
+        'Every bucket of the range is present (zeros included); a model lists only its buckets with calls. Costs sum the known costs; `unpricedCalls` counts the calls whose cost is unknown (docs/architecture.md#llm-calls).',
+      requestParams: { query: UsageQuery },
+      responses: { '200': json(LlmUsageView, 'Usage in time order'), ...common },
+    },
+  },
+  '/v1/stats/activity': {
+    get: {
+      summary:
+        'Events per hour or day of the project or one agent, with tool calls, tool failures, LLM calls and failed LLM calls (event rate and error rate)',
+      requestParams: { query: UsageQuery },
+      responses: { '200': json(ActivityStatsView, 'Buckets in time order, zeros included'), ...common },
     },
   },
   '/v1/stats/top-policies': {
@@ -450,6 +469,18 @@ function documentObject(version: string): Parameters<typeof createDocument>[0] {
             ...common,
             '404': problem('Unknown session, or a runId that is not a run of it'),
             '409': problem('The scoreId is a score of another session'),
+          },
+        },
+      },
+      '/v1/sessions/{sessionId}/llm-calls': {
+        get: {
+          summary:
+            "A session's LLM calls with model, tokens, latency, cost and its source, oldest first (at most 2,000)",
+          requestParams: { path: z.object({ sessionId: Uuid }) },
+          responses: {
+            '200': json(z.object({ items: z.array(LlmCallView) }).meta({ id: 'LlmCallList' }), 'LLM calls'),
+            ...common,
+            '404': problem('Unknown session'),
           },
         },
       },

@@ -4,6 +4,7 @@ import { ApprovalTransitionView } from './approvals-inbox';
 import { MatchedGuardrail } from './events';
 import { Capability } from './identify';
 import { Provenance } from './provenance';
+import { LlmTotalsView } from './llm-api';
 import { ScoreView } from './scores';
 
 /** Cursor page: `items` newest first; pass `nextCursor` back as `cursor` for the next page (null at the end). */
@@ -117,6 +118,8 @@ export const SessionDetailView = SessionView.extend({
   approvalTransitions: z.array(ApprovalTransitionView),
   /** The scores of the session and its runs, oldest first (docs/architecture.md#scores). */
   scores: z.array(ScoreView),
+  /** The session's LLM calls in total: calls, tokens, cost (docs/architecture.md#llm-calls). */
+  llm: LlmTotalsView,
 }).meta({ id: 'SessionDetail' });
 
 export const EventStatsView = z

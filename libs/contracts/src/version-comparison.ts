@@ -90,9 +90,23 @@ export const VersionFigures = z
       /** Median `decidedAt − createdAt` of the decided approvals, ms; null when none was decided. */
       medianWaitMs: z.number().nullable(),
     }),
-    /** Always null for now: LLM-call events do not exist yet (issue 16). */
-    cost: z.null(),
-    tokens: z.null(),
+    /**
+     * LLM cost of the sessions (docs/architecture.md#llm-calls): `totalUsd` sums the calls with a
+     * known cost (null when none has one), `perSessionUsd` is it over every session of the window,
+     * `unpricedCalls` counts the calls left out. Null when the sessions made no LLM call.
+     */
+    cost: z
+      .object({
+        calls: z.number().int(),
+        totalUsd: z.number().nullable(),
+        perSessionUsd: z.number().nullable(),
+        unpricedCalls: z.number().int(),
+      })
+      .nullable(),
+    /** LLM tokens of the sessions, and input + output per session; null when they made no LLM call. */
+    tokens: z
+      .object({ input: z.number().int(), output: z.number().int(), perSession: z.number() })
+      .nullable(),
   })
   .meta({ id: 'VersionFigures' });
 export type VersionFigures = z.infer<typeof VersionFigures>;

@@ -25,6 +25,7 @@ export type {
   Approval,
   Event,
   GuardrailEvaluation,
+  LlmCall,
   Policy,
   Run,
   Session,

@@ -193,3 +193,39 @@ export async function exampleSessions(
            ORDER BY s.started_at DESC, s.id LIMIT ${limit}`;
   return rows.map((r) => r.id);
 }
+
+/** The LLM calls of one version's sessions, summed (docs/architecture.md#llm-calls). */
+export interface VersionLlmRow {
+  versionId: string;
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Sum of the known costs, USD; null when no call has one. */
+  costUsd: number | null;
+  /** Calls whose cost is unknown. */
+  unpricedCalls: number;
+}
+
+/**
+ * LLM calls, tokens and cost of each version's sessions of the scope (by the session's version;
+ * a version whose sessions made no call is absent). Throws on database errors.
+ */
+export async function versionLlm(db: PrismaClient, scope: ComparisonScope): Promise<VersionLlmRow[]> {
+  const rows = await db.$queryRaw<
+    { v: string; calls: bigint; input: bigint; output: bigint; cost: number | null; unpriced: bigint }[]
+  >`
+    SELECT s.agent_version_id::text AS v, count(*) AS calls,
+           coalesce(sum(c.input_tokens), 0)::bigint AS input, coalesce(sum(c.output_tokens), 0)::bigint AS output,
+           sum(c.cost_usd) AS cost, count(*) FILTER (WHERE c.cost_usd IS NULL) AS unpriced
+      FROM sessions s JOIN llm_calls c ON c.session_id = s.id AND c.project_id = s.project_id
+     WHERE ${inWindow(scope)}
+     GROUP BY s.agent_version_id`;
+  return rows.map((r) => ({
+    versionId: r.v,
+    calls: Number(r.calls),
+    inputTokens: Number(r.input),
+    outputTokens: Number(r.output),
+    costUsd: r.cost === null ? null : Number(r.cost),
+    unpricedCalls: Number(r.unpriced),
+  }));
+}

@@ -16,6 +16,7 @@ import type { PolicyChangeNotifier } from './policy-changes';
 import { policiesRouter } from './routes/policies';
 import { agentsRouter } from './routes/agents';
 import { compareRouter } from './routes/compare';
+import { llmRouter } from './routes/llm';
 import { readRouter } from './routes/read';
 import { recommendationsRouter } from './routes/recommendations';
 import { scoresRouter } from './routes/scores';
@@ -46,6 +47,7 @@ export function apiRoutes(deps: ApiDeps): Router {
   r.use(agentsRouter({ auth: read, db: deps.db }));
   r.use(compareRouter({ auth: read, db: deps.db }));
   r.use(statsRouter({ auth: read, db: deps.db }));
+  r.use(llmRouter({ auth: read, db: deps.db }));
   r.use(backtestRouter({ auth: admin, db: deps.db }));
   r.use(policiesRouter({ read, admin, db: deps.db, policyChanges: deps.policyChanges }));
   r.use(intelligenceRouter({ read, admin, db: deps.db, queue: deps.queue }));

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { EvaluationView, EventView, RunView, SessionView } from '@agent-warden/contracts';
-import type { Event, Run, Session, StoredEvaluation } from '@agent-warden/db';
+import type { EvaluationView, EventView, LlmCallView, RunView, SessionView } from '@agent-warden/contracts';
+import type { Event, LlmCall, Run, Session, StoredEvaluation } from '@agent-warden/db';
 
 /** Stored session → wire form; `missingSequences` = sequence numbers never received (lost events). */
 export function sessionView(s: Session): z.infer<typeof SessionView> {
@@ -69,5 +69,30 @@ export function evaluationView(e: StoredEvaluation): EvaluationView {
     input: e.input as EvaluationView['input'],
     provenance: (e.provenance ?? null) as EvaluationView['provenance'],
     evaluatedAt: e.evaluatedAt.toISOString(),
+  };
+}
+
+/** Stored LLM call → wire form (`error` null when the call succeeded). */
+export function llmCallView(c: LlmCall): LlmCallView {
+  return {
+    id: c.id,
+    sessionId: c.sessionId,
+    runId: c.runId,
+    agentId: c.agentId,
+    agentVersionId: c.agentVersionId,
+    eventId: c.eventId,
+    time: c.time.toISOString(),
+    operation: c.operation,
+    provider: c.provider,
+    model: c.model,
+    responseModel: c.responseModel,
+    inputTokens: c.inputTokens,
+    outputTokens: c.outputTokens,
+    cachedInputTokens: c.cachedInputTokens,
+    durationMs: c.durationMs,
+    costUsd: c.costUsd,
+    costSource: c.costSource as LlmCallView['costSource'],
+    finishReasons: c.finishReasons,
+    error: c.errorMessage === null ? null : { type: c.errorType, message: c.errorMessage },
   };
 }

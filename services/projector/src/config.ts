@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IntEnv, ListEnv } from '@agent-warden/config';
+import { IntEnv, ListEnv, LlmPricesFileEnv } from '@agent-warden/config';
 
 /**
  * Projector configuration.
@@ -16,6 +16,7 @@ import { IntEnv, ListEnv } from '@agent-warden/config';
  * | `WARDEN_QUEUE_PREFIX` | `warden` | prefix of the job queue's Redis keys |
  * | `WARDEN_SESSION_QUIET_MS` | 60000 | a session with no running run is ready after this long without events |
  * | `WARDEN_SESSION_ENDED_DELAY_MS` | 2000 | debounce of the job after `agent.session.ended` |
+ * | `WARDEN_LLM_PRICES_FILE` | (none) | JSON price file extending / overriding the default LLM prices (docs/architecture.md#llm-calls); invalid: the start fails |
  * | `PORT` | 7403 | health/ready HTTP port (0 = none) |
  * | `LOG_LEVEL` | info | pino level |
  */
@@ -38,6 +39,8 @@ export const ProjectorConfig = ReadinessEnv.extend({
   WARDEN_EVENT_PARTITIONS: IntEnv.min(1).default(6),
   REDIS_URL: z.string().min(1).optional(),
   WARDEN_QUEUE_PREFIX: z.string().min(1).default('warden'),
+  /** The operator's LLM price rows, read and validated at start (contracts `LlmPriceFile`). */
+  WARDEN_LLM_PRICES_FILE: LlmPricesFileEnv.optional(),
   PORT: IntEnv.min(0).max(65535).default(7403),
   LOG_LEVEL: z.string().default('info'),
 });

@@ -1,4 +1,4 @@
-import { TOPICS, type EvaluationRecord } from '@agent-warden/contracts';
+import { TOPICS, type EvaluationRecord, type PriceTable } from '@agent-warden/contracts';
 import type { BatchHandler, BusBatch, EventBus } from '@agent-warden/bus';
 import {
   agentSeenKey,
@@ -32,8 +32,11 @@ export function createProjectionHandler(deps: {
   bus: EventBus;
   logger: Logger;
   afterWrite?: AfterWrite;
+  /** Prices of LLM calls (docs/architecture.md#llm-calls); default: contracts `DEFAULT_LLM_PRICES`. */
+  prices?: PriceTable;
 }): BatchHandler {
   const { db, bus, logger } = deps;
+  const options = { prices: deps.prices };
 
   async function writeIsolating(
     events: Extract<Decoded, { kind: 'event' }>[],
@@ -44,7 +47,7 @@ export function createProjectionHandler(deps: {
       xs.map((x) => ({ projectId: x.projectId, event: x.event }));
     const toEvals = (xs: typeof evaluations): EvaluationRecord[] => xs.map((x) => x.evaluation);
     try {
-      return await writeBatch(db, toEvents(events), toEvals(evaluations));
+      return await writeBatch(db, toEvents(events), toEvals(evaluations), options);
     } catch (err) {
       if (!(await pingDatabase(db))) throw err;
       logger.warn(
@@ -56,6 +59,7 @@ export function createProjectionHandler(deps: {
       eventsInserted: 0,
       evaluationsInserted: 0,
       scoresInserted: 0,
+      llmCallsInserted: 0,
       sessions: [],
       evaluatedSessions: [],
     };
@@ -63,11 +67,12 @@ export function createProjectionHandler(deps: {
       try {
         const r =
           one.kind === 'event'
-            ? await writeBatch(db, toEvents([one]), [])
-            : await writeBatch(db, [], toEvals([one]));
+            ? await writeBatch(db, toEvents([one]), [], options)
+            : await writeBatch(db, [], toEvals([one]), options);
         total.eventsInserted += r.eventsInserted;
         total.evaluationsInserted += r.evaluationsInserted;
         total.scoresInserted += r.scoresInserted;
+        total.llmCallsInserted += r.llmCallsInserted;
         total.sessions.push(...r.sessions);
         total.evaluatedSessions.push(...r.evaluatedSessions);
       } catch (err) {

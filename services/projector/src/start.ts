@@ -1,5 +1,5 @@
 import { KafkaBus, type EventBus, type Subscription } from '@agent-warden/bus';
-import { TOPICS } from '@agent-warden/contracts';
+import { createPriceTable, TOPICS, type PriceTable } from '@agent-warden/contracts';
 import { createPrisma, type PrismaClient } from '@agent-warden/db';
 import { startHealthServer, stopWithin } from '@agent-warden/http';
 import { createLogger, type Logger } from '@agent-warden/observability';
@@ -15,6 +15,8 @@ export async function startProjection(deps: {
   logger: Logger;
   groupId: string;
   afterWrite?: AfterWrite;
+  /** Prices of LLM calls: the defaults merged with `WARDEN_LLM_PRICES_FILE` (docs/architecture.md#llm-calls). */
+  prices?: PriceTable;
 }): Promise<Subscription> {
   const handler = createProjectionHandler(deps);
   return deps.bus.subscribe({
@@ -74,7 +76,15 @@ export async function start(
         },
       })
     : undefined;
-  const sub = await startProjection({ db, bus, logger, groupId: config.WARDEN_PROJECTOR_GROUP, afterWrite });
+  const prices = createPriceTable(config.WARDEN_LLM_PRICES_FILE);
+  const sub = await startProjection({
+    db,
+    bus,
+    logger,
+    groupId: config.WARDEN_PROJECTOR_GROUP,
+    afterWrite,
+    prices,
+  });
   health.setReady(true);
   logger.info({ groupId: config.WARDEN_PROJECTOR_GROUP }, 'projector consuming');
   return {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { INGEST_LIMITS } from '@agent-warden/contracts';
-import { IntEnv } from '@agent-warden/config';
+import { IntEnv, LlmPricesFileEnv } from '@agent-warden/config';
 import { DashboardEnv, SignInEnv } from '@agent-warden/api';
 import { WorkerEnv } from '@agent-warden/intelligence-service';
 import { ReadinessEnv } from '@agent-warden/projector';
@@ -21,6 +21,7 @@ import { ReadinessEnv } from '@agent-warden/projector';
  * | `WARDEN_DASHBOARD_DIR` | services/dashboard/dist | dashboard build served at `/` |
  * | `WARDEN_SESSION_QUIET_MS` / `WARDEN_SESSION_ENDED_DELAY_MS` | 60000 / 2000 | session readiness (services/projector README) |
  * | `WARDEN_INTELLIGENCE_CONCURRENCY` / `_ATTEMPTS` / `_BACKOFF_MS` | 2 / 5 / 2000 | intelligence worker (services/intelligence README) |
+ * | `WARDEN_LLM_PRICES_FILE` | — | JSON price file extending / overriding the default LLM prices (docs/architecture.md#llm-calls); invalid: the start fails |
  * | `WARDEN_JWT_SECRET` | made once in `<WARDEN_DATA_DIR>/jwt-secret` (0600) | HS256 key of people's session cookie |
  * | `WARDEN_COOKIE_SECURE` / `WARDEN_INIT_ADMIN_EMAIL` / `WARDEN_INIT_ADMIN_PASSWORD` | auto / — / — | as in services/api |
  * | `LOG_LEVEL` | info | pino level |
@@ -38,6 +39,8 @@ export const StandaloneConfig = z.object({
   WARDEN_MAX_EVENTS_PER_BATCH: IntEnv.min(1).default(INGEST_LIMITS.maxEventsPerBatch),
   WARDEN_MAX_EVENT_BYTES: IntEnv.min(256).default(INGEST_LIMITS.maxEventBytes),
   WARDEN_APPROVAL_TIMEOUT_SECONDS: IntEnv.min(1).default(300),
+  /** The operator's LLM price rows, read and validated at start (contracts `LlmPriceFile`). */
+  WARDEN_LLM_PRICES_FILE: LlmPricesFileEnv.optional(),
   ...DashboardEnv.shape,
   ...SignInEnv.shape,
   LOG_LEVEL: z.string().default('info'),

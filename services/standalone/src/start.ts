@@ -16,6 +16,7 @@ import { EMBEDDED_POOL_MAX, startEmbeddedPostgres } from '@agent-warden/embedded
 import { migrate } from '@agent-warden/migrations';
 import { gatewayRoutes, ingestLimits, jsonBody, PolicyStore } from '@agent-warden/gateway';
 import { healthRouter, listen, notFoundHandler, openApiRouter, problemHandler } from '@agent-warden/http';
+import { createPriceTable } from '@agent-warden/contracts';
 import { createLogger, type Logger } from '@agent-warden/observability';
 import { startIntelligenceWorker } from '@agent-warden/intelligence-service';
 import { narratorConfigFromEnv } from '@agent-warden/intelligence';
@@ -107,6 +108,7 @@ export async function start(
       logger: logger.child({ component: 'readiness' }),
       delays: { quietMs: config.WARDEN_SESSION_QUIET_MS, endedDelayMs: config.WARDEN_SESSION_ENDED_DELAY_MS },
     }),
+    prices: createPriceTable(config.WARDEN_LLM_PRICES_FILE),
   });
   const policies = new PolicyStore(db, logger.child({ component: 'policies' }));
   await policies.start();

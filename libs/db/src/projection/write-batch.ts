@@ -1,5 +1,11 @@
-import { evaluationRow, type EvaluationRecord } from '@agent-warden/contracts';
+import {
+  createPriceTable,
+  evaluationRow,
+  type EvaluationRecord,
+  type PriceTable,
+} from '@agent-warden/contracts';
 import { Prisma, type PrismaClient } from '../client';
+import { insertLlmCalls, llmCallRowOfEvent } from '../llm-calls';
 import { insertScores, scoreRowOfEvent } from '../scores';
 import { insertEvents } from './insert-events';
 import type { ProjectedEvent } from './types';
@@ -12,6 +18,8 @@ export interface WriteResult {
   evaluationsInserted: number;
   /** Score rows stored from fresh `agent.score.recorded` events (one with an already stored scoreId adds none). */
   scoresInserted: number;
+  /** LLM call rows stored from fresh `agent.llm.called` events (one with an already stored llmCallId adds none). */
+  llmCallsInserted: number;
   /** Sessions that received new events (readiness is scheduled from these); ids are per project. */
   sessions: { projectId: string; sessionId: string }[];
   /**
@@ -135,6 +143,17 @@ function scoreRows(events: ProjectedEvent[]) {
   return uniqueBy(rows, (r) => scoped(r.projectId, r.id));
 }
 
+/** The LLM call rows of the `agent.llm.called` events (docs/architecture.md#llm-calls), one per call id, priced with `prices`. */
+function llmCallRows(events: ProjectedEvent[], prices: PriceTable) {
+  const rows = events.flatMap(({ projectId, event: e }) =>
+    e.type === 'agent.llm.called' ? [llmCallRowOfEvent(projectId, e, prices)] : [],
+  );
+  return uniqueBy(rows, (r) => scoped(r.projectId, r.id));
+}
+
+/** The default price table, made once (for callers that pass none). */
+let defaultPrices: PriceTable | undefined;
+
 function upsertSessions(tx: Prisma.TransactionClient, rows: SessionAgg[]) {
   const values = rows.map(
     (s) => Prisma.sql`(${s.id}::uuid, ${s.projectId}::uuid, ${s.agentId}::uuid, ${s.agentVersionId}::uuid,
@@ -179,7 +198,8 @@ function upsertRuns(tx: Prisma.TransactionClient, rows: RunAgg[]) {
  * Stores a batch in one transaction, idempotently (docs/architecture.md#exactly-once): events are
  * inserted with `ON CONFLICT DO NOTHING` on their key `(project_id, id)` ({@link insertEvents}), and
  * session counters, runs, scores and evaluations are derived only from the events this write actually
- * inserted — so a re-delivered batch changes nothing and every event is stored exactly once. Every
+ * inserted — so a re-delivered batch changes nothing and every event is stored exactly once. LLM
+ * calls are priced with `options.prices` (default: contracts `DEFAULT_LLM_PRICES` alone). Every
  * client-chosen id is scoped by the record's project: sessions and runs are upserted on
  * `(project_id, id)`, so another project naming the same ids writes its own rows (docs/decisions.md
  * "Ids are owned by a project"). Throws on any database error, including a foreign-key violation
@@ -190,7 +210,9 @@ export async function writeBatch(
   db: PrismaClient,
   batchEvents: ProjectedEvent[],
   batchEvaluations: EvaluationRecord[],
+  options: { prices?: PriceTable } = {},
 ): Promise<WriteResult> {
+  const prices = options.prices ?? (defaultPrices ??= createPriceTable());
   // A batch may hold the same event twice (a client retry landing next to the original).
   const events = uniqueBy(batchEvents, (e) => scoped(e.projectId, e.event.id));
   const evaluations = uniqueBy(batchEvaluations, (e) => e.evaluationId);
@@ -198,6 +220,7 @@ export async function writeBatch(
     async (tx) => {
       let fresh: ProjectedEvent[] = [];
       let scoresInserted = 0;
+      let llmCallsInserted = 0;
       if (events.length > 0) {
         const inserted = await insertEvents(tx, events);
         const ids = new Set(inserted.map((r) => scoped(r.project_id, r.id)));
@@ -208,6 +231,7 @@ export async function writeBatch(
         const runs = aggregateRuns(fresh);
         if (runs.length > 0) await upsertRuns(tx, runs);
         scoresInserted = (await insertScores(tx, scoreRows(fresh))).length;
+        llmCallsInserted = (await insertLlmCalls(tx, llmCallRows(fresh, prices))).length;
       }
       let evaluationsInserted = 0;
       const evaluatedSessions = new Map<string, { projectId: string; sessionId: string }>();
@@ -231,6 +255,7 @@ export async function writeBatch(
         eventsInserted: fresh.length,
         evaluationsInserted,
         scoresInserted,
+        llmCallsInserted,
         sessions: uniqueBy(
           fresh.map((e) => ({ projectId: e.projectId, sessionId: e.event.sessionId })),
           (s) => scoped(s.projectId, s.sessionId),

@@ -13,9 +13,11 @@ import {
   exampleSessions,
   findAgent,
   versionActivity,
+  versionLlm,
   versionScores,
   versionsOfAgent,
   type ComparisonScope,
+  type VersionLlmRow,
   type ExampleOutcome,
   type PrismaClient,
 } from '@agent-warden/db';
@@ -23,7 +25,32 @@ import { notFound, parseOr400, principalOf, validationError } from '@agent-warde
 import { newcombeDifference, wilsonInterval } from '../rate-intervals';
 
 const DAY_MS = 86_400_000;
-const COST_NOTE = 'cost and tokens are null: LLM-call events do not exist yet (issue 16)';
+
+/** The cost and tokens of a version from its LLM calls (null, null: its sessions made none). */
+function llmFigures(l: VersionLlmRow | undefined, sessions: number): Pick<VersionFigures, 'cost' | 'tokens'> {
+  if (!l || l.calls === 0) return { cost: null, tokens: null };
+  return {
+    cost: {
+      calls: l.calls,
+      totalUsd: l.costUsd,
+      perSessionUsd: l.costUsd === null || !sessions ? null : l.costUsd / sessions,
+      unpricedCalls: l.unpricedCalls,
+    },
+    tokens: {
+      input: l.inputTokens,
+      output: l.outputTokens,
+      perSession: sessions ? (l.inputTokens + l.outputTokens) / sessions : 0,
+    },
+  };
+}
+
+/** A note when some LLM calls have no known cost (they are not in `cost.totalUsd`). */
+function unpricedNote(llm: VersionLlmRow[]): string[] {
+  const n = llm.reduce((sum, l) => sum + l.unpricedCalls, 0);
+  return n > 0
+    ? [`${n} LLM call(s) of models without a price are not in the cost (docs/architecture.md#llm-calls)`]
+    : [];
+}
 
 /** A share of sessions with its Wilson interval (null rate and interval when `n` is 0). */
 function sessionRate(successes: number, n: number): SessionRate {
@@ -58,7 +85,11 @@ export function compareRouter(deps: { auth: RequestHandler; db: PrismaClient }):
       ]);
 
     const scope: ComparisonScope = { projectId, agentId, versionIds: q.versions, from, to };
-    const [activity, scores] = await Promise.all([versionActivity(db, scope), versionScores(db, scope)]);
+    const [activity, scores, llm] = await Promise.all([
+      versionActivity(db, scope),
+      versionScores(db, scope),
+      versionLlm(db, scope),
+    ]);
     const versions: VersionFigures[] = activity.map((a) => ({
       versionId: a.versionId,
       version: known.find((k) => k.id === a.versionId)!.version,
@@ -77,8 +108,10 @@ export function compareRouter(deps: { auth: RequestHandler; db: PrismaClient }):
       blockedSessions: sessionRate(a.blockedSessions, a.sessions),
       decisions: a.decisions,
       approvals: { count: a.approvals, decided: a.approvalsDecided, medianWaitMs: a.approvalWaitMedianMs },
-      cost: null,
-      tokens: null,
+      ...llmFigures(
+        llm.find((l) => l.versionId === a.versionId),
+        a.sessions,
+      ),
     }));
 
     const [baseline, ...others] = versions;
@@ -95,7 +128,7 @@ export function compareRouter(deps: { auth: RequestHandler; db: PrismaClient }):
       to: to.toISOString(),
       versions,
       differences,
-      notes: [COST_NOTE],
+      notes: unpricedNote(llm),
     };
     res.json(body);
   });

@@ -18,7 +18,9 @@ import {
   listSessionEvaluations,
   listSessionRuns,
   listSessionScores,
+  llmSessionTotals,
   scoreView,
+  zeroLlmTotals,
   type PrismaClient,
 } from '@agent-warden/db';
 import { notFound, parseOr400, principalOf } from '@agent-warden/http';
@@ -38,7 +40,7 @@ const StatsQuery = z.object({
 /**
  * The first read API (read scope): agents with versions, sessions newest first (keyset paging),
  * one session with its runs, events in order, approval transitions and scores, a session's guardrail
- * evaluations and one evaluation (with their provenance), events by type, and projection counts. `read` capability (people of any role, keys with `read`); every query is
+ * evaluations and one evaluation (with their provenance), the session's LLM totals, events by type, and projection counts. `read` capability (people of any role, keys with `read`); every query is
  * filtered by the principal's project.
  */
 export function readRouter(deps: { auth: RequestHandler; db: PrismaClient }): Router {
@@ -78,7 +80,7 @@ export function readRouter(deps: { auth: RequestHandler; db: PrismaClient }): Ro
     // Timeouts of approvals nobody waits on any more are applied first, so they are on the timeline.
     await expireDueApprovals(db, projectId);
     const { eventsLimit } = parseOr400(SessionDetailQuery, req.query, 'query');
-    const [runs, events, transitions, scores] = await Promise.all([
+    const [runs, events, transitions, scores, llm] = await Promise.all([
       listSessionRuns(db, projectId, id),
       // Without eventsLimit every event (large sessions: the page loads them with /events).
       eventsLimit === undefined
@@ -91,6 +93,7 @@ export function readRouter(deps: { auth: RequestHandler; db: PrismaClient }): Ro
           : sessionEventsPage(db, projectId, id, eventsLimit),
       approvalTransitions(db, projectId, { sessionId: id }),
       listSessionScores(db, projectId, id, SESSION_SCORES_MAX),
+      llmSessionTotals(db, projectId, [id]),
     ]);
     res.json({
       ...sessionView(s),
@@ -99,6 +102,7 @@ export function readRouter(deps: { auth: RequestHandler; db: PrismaClient }): Ro
       ...(events.nextCursor !== undefined && { eventsNextCursor: events.nextCursor }),
       approvalTransitions: transitions,
       scores: scores.map(scoreView),
+      llm: llm.get(id) ?? zeroLlmTotals(),
     });
   });
 

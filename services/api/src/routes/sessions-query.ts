@@ -1,19 +1,28 @@
 import type { RequestHandler } from 'express';
 import { EventsExplorerQuery, SessionsListQuery, type SessionListItem } from '@agent-warden/contracts';
-import { searchEvents, searchSessions, type PrismaClient, type SessionSearchRow } from '@agent-warden/db';
+import {
+  llmSessionTotals,
+  searchEvents,
+  searchSessions,
+  zeroLlmTotals,
+  type LlmTotals,
+  type PrismaClient,
+  type SessionSearchRow,
+} from '@agent-warden/db';
 import { parseOr400, principalOf } from '@agent-warden/http';
 import { decodeCursor, toPage } from '../cursor';
 import { eventView, sessionView } from '../views';
 
 const optDate = (iso: string | undefined) => (iso ? new Date(iso) : undefined);
 
-function sessionListItem(s: SessionSearchRow): SessionListItem {
-  return { ...sessionView(s), blocks: s.blocks, pendingApprovals: s.pendingApprovals };
+function sessionListItem(s: SessionSearchRow & { llm: LlmTotals }): SessionListItem {
+  return { ...sessionView(s), blocks: s.blocks, pendingApprovals: s.pendingApprovals, llm: s.llm };
 }
 
 /**
  * `GET /v1/sessions` (read scope): the dashboard's sessions list, newest first by `startedAt`,
- * with the filters of contracts `SessionsListQuery` and keyset paging (`nextCursor`).
+ * with the filters of contracts `SessionsListQuery` and keyset paging (`nextCursor`); each row
+ * carries its LLM totals (calls, tokens, cost).
  * 400 on an invalid query or cursor.
  */
 export function listSessions(db: PrismaClient): RequestHandler {
@@ -37,7 +46,13 @@ export function listSessions(db: PrismaClient): RequestHandler {
       q.limit + 1,
       after && { startedAt: after.time, id: after.id },
     );
-    res.json(toPage(rows, q.limit, sessionListItem, (r) => r.startedAt));
+    const llm = await llmSessionTotals(
+      db,
+      projectId,
+      rows.slice(0, q.limit).map((r) => r.id),
+    );
+    const withLlm = rows.map((r) => ({ ...r, llm: llm.get(r.id) ?? zeroLlmTotals() }));
+    res.json(toPage(withLlm, q.limit, sessionListItem, (r) => r.startedAt));
   };
 }
 

@@ -36,6 +36,10 @@ import type {
   SessionIntelligenceView,
   SessionView,
   EventStatsView,
+  ActivityStatsView,
+  LlmCallView,
+  LlmTotalsView,
+  LlmUsageView,
 } from '@agent-warden/contracts';
 import type { z } from 'zod';
 
@@ -59,6 +63,14 @@ export type Score = ScoreView;
 /** The body of `POST /v1/sessions/{id}/scores`. */
 export type ScoreInput = z.input<typeof ScoreRequest>;
 export type EventStats = z.infer<typeof EventStatsView>;
+/** One stored LLM call (`GET /v1/sessions/{id}/llm-calls`, docs/architecture.md#llm-calls). */
+export type LlmCall = LlmCallView;
+/** LLM totals of a session (`SessionDetail.llm`, `SessionListItem.llm`). */
+export type LlmTotals = LlmTotalsView;
+/** `GET /v1/llm/usage`. */
+export type LlmUsage = LlmUsageView;
+/** `GET /v1/stats/activity`. */
+export type ActivityStats = ActivityStatsView;
 export type Dry = z.infer<typeof DryRunResponse>;
 export type Backtest = BacktestResponse;
 /** A stored policy with `rule`, the API's text of its match tree. */

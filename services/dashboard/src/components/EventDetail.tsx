@@ -1,7 +1,8 @@
 import type { ReactNode } from 'react';
-import type { Run, WardenEvent } from '../api/types';
+import type { LlmCall, Run, WardenEvent } from '../api/types';
 import { describeEvent } from '../lib/events';
-import { dateTime, duration } from '../lib/format';
+import { dateTime, duration, num } from '../lib/format';
+import { usd } from '../lib/llm';
 import { linkProvenance } from '../lib/provenance';
 import type { ToolCall } from '../lib/timeline';
 import { ProvenanceView } from './ProvenanceView';
@@ -27,12 +28,15 @@ export function EventDetail({
   call,
   calls = NO_CALLS,
   run,
+  llmCall,
   onJump,
 }: {
   event: WardenEvent;
   call?: ToolCall;
   calls?: ReadonlyMap<string, ToolCall>;
   run?: Run;
+  /** The stored LLM call of an `agent.llm.called` event (its cost as priced by the service). */
+  llmCall?: LlmCall;
   onJump: (eventId: string) => void;
 }) {
   const line = describeEvent(event);
@@ -51,6 +55,7 @@ export function EventDetail({
         {run && <> · run {run.name ?? run.id.slice(0, 8)}</>}
       </div>
       {call && <ToolCallCard call={call} calls={calls} current={event.id} onJump={onJump} />}
+      {!call && event.type === 'agent.llm.called' && <LlmBody d={d} stored={llmCall} />}
       {!call && <TypeBody event={event} d={d} calls={calls} onJump={onJump} />}
       <details className="raw">
         <summary>Full JSON</summary>
@@ -111,6 +116,58 @@ function TypeBody({ event, d, calls, onJump }: { event: WardenEvent; d: Data } &
     default:
       return null;
   }
+}
+
+/** An LLM call: model, tokens, latency, cost (the stored one, else the event's) and error. */
+function LlmBody({ d, stored }: { d: Data; stored?: LlmCall }) {
+  const n = (v: unknown) => (typeof v === 'number' ? v : undefined);
+  const err = d.error as Data | undefined;
+  const cost = stored ? stored.costUsd : (n(d.costUsd) ?? null);
+  const source = stored ? stored.costSource : d.costUsd !== undefined ? 'client' : null;
+  return (
+    <div className="llm-call" data-testid="llm-call-detail">
+      <div className="muted small">
+        {[d.provider, d.operation ?? 'chat'].filter(Boolean).map(String).join(' · ')}
+        {d.responseModel && d.responseModel !== d.model ? ` · requested ${String(d.model)}` : ''}
+      </div>
+      <div className="figures">
+        <div className="figure">
+          <div className="value">{num(n(d.inputTokens))}</div>
+          <div className="muted small">
+            input tokens{n(d.cachedInputTokens) ? ` (${num(n(d.cachedInputTokens))} cached)` : ''}
+          </div>
+        </div>
+        <div className="figure">
+          <div className="value">{num(n(d.outputTokens))}</div>
+          <div className="muted small">output tokens</div>
+        </div>
+        <div className="figure">
+          <div className="value">{duration(n(d.durationMs))}</div>
+          <div className="muted small">latency</div>
+        </div>
+        <div className="figure">
+          <div className="value" data-testid="llm-call-cost">
+            {usd(cost)}
+          </div>
+          <div className="muted small">
+            {source === 'client'
+              ? 'cost from the agent'
+              : source === 'price_table'
+                ? 'cost from the price table'
+                : 'model without a price'}
+          </div>
+        </div>
+      </div>
+      {Array.isArray(d.finishReasons) && d.finishReasons.length > 0 && (
+        <div className="muted small">finish: {(d.finishReasons as string[]).join(', ')}</div>
+      )}
+      {err && (
+        <Section label={`Error${err.type ? ` · ${String(err.type)}` : ''}`}>
+          <pre className="error-text">{String(err.message ?? '')}</pre>
+        </Section>
+      )}
+    </div>
+  );
 }
 
 function GuardBody({ event, calls, onJump }: { event: WardenEvent } & Linking) {

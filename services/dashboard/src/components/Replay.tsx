@@ -1,6 +1,6 @@
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import type { Run, WardenEvent } from '../api/types';
+import type { LlmCall, Run, WardenEvent } from '../api/types';
 import { describeEvent } from '../lib/events';
 import { clock, dateTime } from '../lib/format';
 import { toolCallIdOf, toolCalls, type Timeline, type TimelineRow } from '../lib/timeline';
@@ -27,6 +27,7 @@ export function Replay({
   onSelect,
   total = timeline.events.length,
   loading = false,
+  llmCalls,
 }: {
   timeline: Timeline;
   runs: Run[];
@@ -36,6 +37,8 @@ export function Replay({
   total?: number;
   /** More events are still loading. */
   loading?: boolean;
+  /** The session's stored LLM calls by event id (cost, its source). */
+  llmCalls?: ReadonlyMap<string, LlmCall>;
 }) {
   const { events, rows, rowOf } = timeline;
   const [playing, setPlaying] = useState(false);
@@ -178,6 +181,7 @@ export function Replay({
             call={callId ? calls.get(callId) : undefined}
             calls={calls}
             run={runs.find((r) => r.id === current.runId)}
+            llmCall={llmCalls?.get(current.id)}
             onJump={jump}
           />
         ) : (

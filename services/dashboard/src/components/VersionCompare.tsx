@@ -5,6 +5,7 @@ import { api } from '../api/client';
 import type { AgentDetail, VersionComparison } from '../api/types';
 import { DecisionBadge, ErrorBox, Loading } from './ui';
 import { dateTime, duration, num, shortId } from '../lib/format';
+import { tokens, usd } from '../lib/llm';
 
 const WINDOWS = [
   { days: 1, label: 'last 24 hours' },
@@ -171,9 +172,28 @@ function ComparisonTables({ data, label }: { data: VersionComparison; label: (id
           {row('Median approval wait', (v) =>
             v.approvals.medianWaitMs == null ? '—' : duration(v.approvals.medianWaitMs),
           )}
-          {row('Cost / tokens', () => (
-            <span className="muted">not recorded</span>
-          ))}
+          {row('LLM cost (per session)', (v) =>
+            v.cost ? (
+              <span data-testid="compare-cost">
+                {usd(v.cost.totalUsd)} ({usd(v.cost.perSessionUsd)})
+                {v.cost.unpricedCalls > 0 && (
+                  <span className="muted small"> + {num(v.cost.unpricedCalls)} calls without a price</span>
+                )}
+              </span>
+            ) : (
+              <span className="muted">no LLM calls</span>
+            ),
+          )}
+          {row('LLM tokens in / out (per session)', (v) =>
+            v.tokens ? (
+              <span>
+                {tokens(v.tokens.input)} / {tokens(v.tokens.output)} (
+                {tokens(Math.round(v.tokens.perSession))})
+              </span>
+            ) : (
+              <span className="muted">—</span>
+            ),
+          )}
         </tbody>
       </table>
       {data.differences.map((d) => (

@@ -1,4 +1,5 @@
 import type { EventType, WardenEvent } from '../api/types';
+import { duration, num } from './format';
 
 /** Every event type (kept equal to the contracts' list by the `satisfies` check). */
 export const EVENT_TYPES = [
@@ -15,6 +16,7 @@ export const EVENT_TYPES = [
   'agent.approval.resolved',
   'agent.message.logged',
   'agent.score.recorded',
+  'agent.llm.called',
   'agent.custom',
 ] as const satisfies readonly EventType[];
 
@@ -118,6 +120,23 @@ export function describeEvent(e: Pick<WardenEvent, 'type' | 'data'>): EventLine 
         title: `score ${str(d.name)} = ${v}`,
         detail: [str(d.source), str(d.comment ?? '')].filter(Boolean).join(' · '),
         tone: 'accent',
+      };
+    }
+    case 'agent.llm.called': {
+      const tokens =
+        typeof d.inputTokens === 'number' || typeof d.outputTokens === 'number'
+          ? `${num(d.inputTokens as number | undefined)} in / ${num(d.outputTokens as number | undefined)} out`
+          : '';
+      const err = d.error as Data | undefined;
+      return {
+        icon: '✦',
+        title: `${str(d.operation) || 'chat'} · ${str(d.responseModel ?? d.model)}`,
+        detail: err
+          ? `${err.type ? `${str(err.type)}: ` : ''}${str(err.message)}`
+          : [tokens, typeof d.durationMs === 'number' ? duration(d.durationMs) : '']
+              .filter(Boolean)
+              .join(' · '),
+        tone: err ? 'bad' : 'info',
       };
     }
     case 'agent.custom':

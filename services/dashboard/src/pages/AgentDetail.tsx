@@ -2,11 +2,15 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { api, ApiError } from '../api/client';
 import type { AgentDetail as AgentDetailT } from '../api/types';
+import { AgentUsage } from '../components/AgentUsage';
 import { VersionCompare } from '../components/VersionCompare';
 import { Badge, DecisionBadge, ErrorBox, JsonView, Loading, PageHeader } from '../components/ui';
 import { dateTime, num, relative } from '../lib/format';
 
-/** One agent: versions with metadata, declared capabilities, first/last seen, sessions and decisions per version. */
+/**
+ * One agent: its usage (LLM tokens, cost, latency, event and error rates over time), versions with
+ * metadata, declared capabilities, first/last seen, sessions and decisions per version.
+ */
 export default function AgentDetail() {
   const { agentId = '' } = useParams();
   const q = useQuery({
@@ -34,6 +38,7 @@ export default function AgentDetail() {
       />
       {agent.description && <p>{agent.description}</p>}
       {q.error instanceof ApiError && q.error.status !== 404 && <ErrorBox error={q.error} />}
+      <AgentUsage agentId={agent.id} />
       {agent.versions.length >= 2 && <VersionCompare agent={agent} />}
       <h2>Versions</h2>
       <div className="stack">

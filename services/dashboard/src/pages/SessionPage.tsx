@@ -2,19 +2,21 @@ import { useCallback, useMemo, useState } from 'react';
 import { usePrefetchQuery, useQuery } from '@tanstack/react-query';
 import { Link, useParams, useSearchParams } from 'react-router';
 import { api } from '../api/client';
-import type { SessionDetail } from '../api/types';
+import type { LlmCall, SessionDetail } from '../api/types';
 import { IntelligencePanel } from '../components/IntelligencePanel';
+import { LlmCallsPanel } from '../components/LlmCallsPanel';
 import { Replay } from '../components/Replay';
 import { ScoresPanel } from '../components/ScoresPanel';
 import { Badge, ErrorBox, Loading, StatusBadge } from '../components/ui';
 import { dateTime, duration, num } from '../lib/format';
+import { tokens, usd } from '../lib/llm';
 import { buildTimeline } from '../lib/timeline';
 import { timingNote } from '../lib/timing';
 import { FIRST_PAGE, useSessionEvents } from '../lib/useSessionEvents';
 import { agentLabel, useAgentsById, useVersionLabels } from './agents-data';
 
 /**
- * One session: header, scores (set one by hand), intelligence, and the replay of its runs and events. `?event=<id>` selects an
+ * One session: header (with its LLM cost and tokens), scores (set one by hand), LLM calls, intelligence, and the replay of its runs and events. `?event=<id>` selects an
  * event. The detail brings the first {@link FIRST_PAGE} events; the rest load page by page behind it.
  */
 export default function SessionPage() {
@@ -33,6 +35,13 @@ export default function SessionPage() {
     ...detail,
     refetchInterval: (s) => (s.state.data?.status === 'active' ? 5000 : false),
   });
+  // The session's LLM calls with their stored cost (the event detail shows the call's).
+  const llm = useQuery({
+    queryKey: ['session-llm-calls', sessionId],
+    queryFn: async () => (await api<{ items: LlmCall[] }>(`/v1/sessions/${sessionId}/llm-calls`)).items,
+    enabled: (q.data?.llm.calls ?? 0) > 0,
+  });
+  const llmByEvent = useMemo(() => new Map((llm.data ?? []).map((c) => [c.eventId, c])), [llm.data]);
   const loaded = useSessionEvents(q.data, q.data?.status === 'active' ? q.dataUpdatedAt : 0);
   // Approval transitions join the events by time (transitions past the loaded events wait for them).
   const timeline = useMemo(
@@ -85,6 +94,16 @@ export default function SessionPage() {
             </span>
           )}
           <span>{num(s.eventCount)} events</span>
+          {s.llm.calls > 0 && (
+            <span
+              data-testid="session-cost"
+              title={`${num(s.llm.calls)} LLM calls${s.llm.unpricedCalls > 0 ? `; ${num(s.llm.unpricedCalls)} of models without a price are not in the cost` : ''}`}
+            >
+              {usd(s.llm.costUsd)}
+              {s.llm.unpricedCalls > 0 && s.llm.costUsd !== null && '+'} ·{' '}
+              {tokens(s.llm.inputTokens + s.llm.outputTokens)} tokens
+            </span>
+          )}
           <span>{s.runs.length} runs</span>
           {s.missingSequences > 0 && <Badge tone="warn">{s.missingSequences} lost</Badge>}
         </div>
@@ -92,6 +111,7 @@ export default function SessionPage() {
       <div className="session-body">
         <aside className="session-intel">
           <ScoresPanel sessionId={s.id} scores={s.scores} runs={s.runs} />
+          <LlmCallsPanel totals={s.llm} calls={llm.data ?? []} onJump={jump} />
           <IntelligencePanel sessionId={s.id} onJump={jump} />
         </aside>
         <Replay
@@ -101,6 +121,7 @@ export default function SessionPage() {
           loading={loaded.loading}
           selected={Math.min(selected, Math.max(0, timeline.events.length - 1))}
           onSelect={onSelect}
+          llmCalls={llmByEvent}
         />
       </div>
     </div>

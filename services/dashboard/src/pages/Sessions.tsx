@@ -4,6 +4,7 @@ import type { SessionRow } from '../api/types';
 import { AgentSelect, ChoiceSelect, ClearFilters, TimeRangeInputs } from '../components/Filters';
 import { EmptyState, ErrorBox, Loading, PageHeader, QuickStart, StatusBadge } from '../components/ui';
 import { duration, num, relative, dateTime } from '../lib/format';
+import { tokens, usd } from '../lib/llm';
 import { useInfinitePage, useLoadMoreRef } from '../lib/useInfinitePage';
 import { useUrlFilters } from '../lib/useUrlFilters';
 import { agentLabel, useAgents, useAgentsById, useVersionLabels } from './agents-data';
@@ -123,6 +124,8 @@ export default function Sessions() {
               <th className="num">Blocks</th>
               <th className="num">Waiting</th>
               <th className="num">Lost</th>
+              <th className="num">Tokens</th>
+              <th className="num">Cost</th>
               <th className="num">Duration</th>
             </tr>
           </thead>
@@ -153,6 +156,12 @@ export default function Sessions() {
                 </td>
                 <td className={s.missingSequences > 0 ? 'num warn-text' : 'num muted'}>
                   {s.missingSequences || ''}
+                </td>
+                <td className="num muted" title={s.llm.calls ? `${num(s.llm.calls)} LLM calls` : undefined}>
+                  {s.llm.calls ? tokens(s.llm.inputTokens + s.llm.outputTokens) : ''}
+                </td>
+                <td className="num" data-testid="session-row-cost">
+                  {s.llm.calls ? usd(s.llm.costUsd) : ''}
                 </td>
                 <td className="num">
                   {duration(new Date(s.endedAt ?? s.lastEventAt).getTime() - new Date(s.startedAt).getTime())}
