@@ -86,8 +86,9 @@ def _input_summary(inputs: Any) -> Optional[str]:
             if role in ("human", "user"):
                 return _text(content)
     for key in ("input", "question", "query"):
-        if isinstance(inputs.get(key), str):
-            return inputs[key]
+        value = inputs.get(key)
+        if isinstance(value, str):
+            return value
     return None
 
 
@@ -112,6 +113,9 @@ def _usage(generation: Any, llm_output: Any) -> Dict[str, Optional[int]]:
 
 
 class _Pending:
+    """What a start callback saw, kept until the end callback: ``tool`` is the tool's name (tools)
+    or the model's class name (models, used when no model id is known)."""
+
     __slots__ = ("started", "model", "provider", "attributes", "tool", "arguments")
 
     def __init__(self) -> None:
@@ -123,7 +127,7 @@ class _Pending:
         self.arguments: Optional[Dict[str, Any]] = None
 
 
-class WardenCallbackHandler(BaseCallbackHandler):  # type: ignore[misc]
+class WardenCallbackHandler(BaseCallbackHandler):
     """A LangChain callback handler that records chains, model calls and tool calls through
     ``client`` (a :class:`~agentwarden.WardenClient` or ``AsyncWardenClient``).
 
@@ -237,13 +241,8 @@ class WardenCallbackHandler(BaseCallbackHandler):  # type: ignore[misc]
         self._enter(run_id, parent_run_id)
         params = kwargs.get("invocation_params") or {}
         pending = _Pending()
-        pending.model = (
-            (metadata or {}).get("ls_model_name")
-            or params.get("model")
-            or params.get("model_name")
-            or kwargs.get("name")
-            or (serialized or {}).get("name")
-        )
+        pending.model = (metadata or {}).get("ls_model_name") or params.get("model") or params.get("model_name")
+        pending.tool = kwargs.get("name") or (serialized or {}).get("name")  # the model's class: last resort
         pending.provider = (metadata or {}).get("ls_provider")
         for key in ("temperature", "max_tokens"):
             if params.get(key) is not None:
@@ -301,11 +300,13 @@ class WardenCallbackHandler(BaseCallbackHandler):  # type: ignore[misc]
         info = getattr(first, "generation_info", None) or {}
         tokens = _usage(first, llm_output)
         finish = response_metadata.get("finish_reason") or info.get("finish_reason")
-        response_model = response_metadata.get("model_name") or response_metadata.get("model") or llm_output.get("model_name")
+        response_model = (
+            response_metadata.get("model_name") or response_metadata.get("model") or llm_output.get("model_name")
+        )
         record_llm_call(
             self._rt,
             scope,
-            pending.model or response_model or "unknown",
+            pending.model or response_model or pending.tool or "unknown",
             provider=pending.provider,
             response_model=response_model,
             input_tokens=tokens["input"],
@@ -399,7 +400,9 @@ class WardenCallbackHandler(BaseCallbackHandler):  # type: ignore[misc]
         """:func:`guard_tool` for one tool or each tool of a list, with the events in the run of the
         chain that calls it. Returns new tools; the originals are not changed."""
         if isinstance(tools, BaseTool):
-            return guard_tool(self._client, tools, risk_level=risk_level, action_type=action_type, on_block=on_block, handler=self)
+            return guard_tool(
+                self._client, tools, risk_level=risk_level, action_type=action_type, on_block=on_block, handler=self
+            )
         return [
             guard_tool(self._client, t, risk_level=risk_level, action_type=action_type, on_block=on_block, handler=self)
             for t in tools
@@ -418,7 +421,7 @@ def _last_ai_text(outputs: Any) -> Optional[str]:
     return None
 
 
-class _GuardedTool(BaseTool):  # type: ignore[misc]
+class _GuardedTool(BaseTool):
     """A tool that runs ``inner`` (any ``BaseTool``) behind the Agent Warden guard (see :func:`guard_tool`)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -440,11 +443,16 @@ class _GuardedTool(BaseTool):  # type: ignore[misc]
         run_id = getattr(run_manager, "run_id", None)
         scope = self.handler.scope_of(run_id) if self.handler is not None and run_id else rt.current_scope()
         return ToolSpan(
-            rt, self.name, arguments=arguments or {}, risk_level=self.risk_level, action_type=self.action_type, scope=scope
+            rt,
+            self.name,
+            arguments=arguments or {},
+            risk_level=self.risk_level,
+            action_type=self.action_type,
+            scope=scope,
         )
 
     def _inner_kwargs(self, fn: Any, kwargs: Dict[str, Any], config: Any, run_manager: Any) -> Dict[str, Any]:
-        from langchain_core.tools.base import _get_runnable_config_param, _signature_parameters
+        from langchain_core.tools.base import _get_runnable_config_param, _signature_parameters  # type: ignore[attr-defined]
 
         extra = dict(kwargs)
         if run_manager is not None and _signature_parameters(fn).get("run_manager"):
@@ -469,7 +477,9 @@ class _GuardedTool(BaseTool):  # type: ignore[misc]
     async def _arun(self, *args: Any, config: RunnableConfig = None, run_manager: Any = None, **kwargs: Any) -> Any:  # type: ignore[assignment]
         try:
             async with self._span(args, kwargs, run_manager) as call:
-                result = await self.inner._arun(*args, **self._inner_kwargs(self.inner._arun, kwargs, config, run_manager))
+                result = await self.inner._arun(
+                    *args, **self._inner_kwargs(self.inner._arun, kwargs, config, run_manager)
+                )
                 call.result = getattr(result, "content", result)
                 return result
         except GUARD_STOPS as e:

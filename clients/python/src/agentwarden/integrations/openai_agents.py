@@ -78,7 +78,9 @@ def _usage_of(obj: Any) -> Dict[str, Optional[int]]:
 
     details = get(obj, "input_tokens_details") or get(obj, "prompt_tokens_details")
     return {
-        "input": int_or_none(get(obj, "input_tokens") if get(obj, "input_tokens") is not None else get(obj, "prompt_tokens")),
+        "input": int_or_none(
+            get(obj, "input_tokens") if get(obj, "input_tokens") is not None else get(obj, "prompt_tokens")
+        ),
         "output": int_or_none(
             get(obj, "output_tokens") if get(obj, "output_tokens") is not None else get(obj, "completion_tokens")
         ),
@@ -86,7 +88,7 @@ def _usage_of(obj: Any) -> Dict[str, Optional[int]]:
     }
 
 
-class WardenTracingProcessor(TracingProcessor):  # type: ignore[misc]
+class WardenTracingProcessor(TracingProcessor):
     """An OpenAI Agents SDK ``TracingProcessor`` that records traces, agents, model calls and tool
     calls through ``client`` (a :class:`~agentwarden.WardenClient` or ``AsyncWardenClient``).
 
@@ -135,7 +137,11 @@ class WardenTracingProcessor(TracingProcessor):  # type: ignore[misc]
     def on_trace_start(self, trace: Trace) -> None:
         try:
             exported = trace.export() or {}
-            attributes = {"traceId": trace.trace_id, "groupId": exported.get("group_id"), "metadata": exported.get("metadata")}
+            attributes = {
+                "traceId": trace.trace_id,
+                "groupId": exported.get("group_id"),
+                "metadata": exported.get("metadata"),
+            }
             run = start_run(self._rt, self._rt.current_scope(), trace.name or "agent workflow", attributes=attributes)
             with self._lock:
                 self._runs[trace.trace_id] = run
@@ -243,7 +249,9 @@ class WardenTracingProcessor(TracingProcessor):  # type: ignore[misc]
             )
         return [
             (
-                guard_tool(self._client, t, risk_level=risk_level, action_type=action_type, on_block=on_block, processor=self)
+                guard_tool(
+                    self._client, t, risk_level=risk_level, action_type=action_type, on_block=on_block, processor=self
+                )
                 if isinstance(t, FunctionTool)
                 else t
             )
@@ -283,6 +291,7 @@ class WardenTracingProcessor(TracingProcessor):  # type: ignore[misc]
             error=error,
             attributes=attributes,
         )
+
 
 def guard_tool(
     client: _ClientBase,
