@@ -1,12 +1,12 @@
 /**
- * Vercel AI SDK adapter (`ai` 5+; written against the v4 language model specification of `ai` 7):
+ * Vercel AI SDK adapter (`ai` 7: the v4 language model specification):
  * a language model middleware that records every model call as `agent.llm.called`
  * (docs/architecture.md#llm-calls), and a tool wrapper that puts every tool's `execute` behind the
  * guard.
  *
  * ```ts
  * import { generateText, stepCountIs, wrapLanguageModel } from 'ai';
- * import { guardTools, wardenMiddleware } from '@agent-warden/client/ai-sdk';
+ * import { guardTools, wardenMiddleware } from '@agent-warden/client/src/integrations/ai-sdk';
  *
  * const model = wrapLanguageModel({ model: openai('gpt-4o-mini'), middleware: wardenMiddleware(warden) });
  * await warden.withRun({ name: 'pay-invoice', inputSummary: prompt }, () =>
