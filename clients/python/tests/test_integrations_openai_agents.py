@@ -30,9 +30,10 @@ def priced(step_output: List[Any], input_tokens: int, output_tokens: int, cached
     """A scripted step that, like the SDK's Chat Completions model, writes the model and its usage on
     the generation span it runs in."""
 
-    def respond(_call: Any) -> ModelStep:
+    def respond(call: Any) -> ModelStep:
         span = get_current_span()
         assert span is not None and span.span_data.type == "generation"
+        span.span_data.input = call.input if isinstance(call.input, list) else [{"role": "user", "content": call.input}]
         span.span_data.model = MODEL
         span.span_data.usage = {
             "input_tokens": input_tokens,
@@ -140,6 +141,19 @@ def test_a_guarded_tool_is_checked_before_it_runs_and_recorded_once(fake, make_c
     agent_run = next(e for e in by_type(fake, "agent.run.started") if e["data"]["name"] == "billing")
     assert {t["runId"] for t in tools} == {agent_run["runId"]}
     assert [r["tool"] for r in ran] == ["read_invoice", "send_money"]
+
+
+def test_what_the_user_typed_is_trusted_and_tool_output_is_not(fake, make_client):
+    client = make_client(mode="enforce")
+    processor = WardenTracingProcessor(client)
+    set_trace_processors([processor])
+    agent = Agent(name="billing", model=script(), tools=processor.guard([read_invoice, send_money]))
+    asyncio.run(Runner.run(agent, "Pay ACME what invoice 7 says", max_turns=5))
+    client.flush()
+    send = fake.requests_to("/v1/guardrails/evaluate")[1].body
+    origins = {a["path"]: a["origin"] for a in send["provenance"]["arguments"]}
+    assert origins["recipient"] == "user", "ACME is in the user's message"
+    assert origins["amount"] == "tool", "120 came from read_invoice's output"
 
 
 def test_a_blocked_tool_never_runs_and_the_model_reads_why(fake, make_client):

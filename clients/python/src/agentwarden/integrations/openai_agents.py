@@ -18,7 +18,8 @@ The processor maps the SDK's traces (docs/architecture.md#llm-calls for the LLM 
   child run per agent);
 - a generation span (Chat Completions models) or a response span (Responses models) →
   ``agent.llm.called`` with the model, the usage's input / output / cached tokens, the latency and
-  the error, in the agent's run;
+  the error, in the agent's run; the user messages it was sent are trusted sources of provenance
+  (docs/provenance.md);
 - a function span → ``agent.tool.started`` + ``completed`` / ``failed`` (recorded after the fact,
   unguarded), unless the tool was wrapped by :meth:`WardenTracingProcessor.guard`: then the guard
   recorded it already.
@@ -38,7 +39,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from typing import Any, Dict, Mapping, Optional, Sequence, Set, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Set, Union
 
 from agents.tool import FunctionTool
 from agents.tracing import Span, Trace, TracingProcessor, get_current_span
@@ -86,6 +87,23 @@ def _usage_of(obj: Any) -> Dict[str, Optional[int]]:
         ),
         "cached": int_or_none(get(details, "cached_tokens")) if details is not None else None,
     }
+
+
+def _user_texts(items: Any) -> List[str]:
+    """The text of the user messages in a generation / response span's ``input``: a string (the
+    Responses API's plain input), or message items ``{"role": "user", "content": str | [{"text"}]}``."""
+    if isinstance(items, str):
+        return [items]
+    texts: List[str] = []
+    for item in items if isinstance(items, (list, tuple)) else []:
+        if not isinstance(item, Mapping) or item.get("role") != "user":
+            continue
+        content = item.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+        elif isinstance(content, list):
+            texts.extend(p["text"] for p in content if isinstance(p, Mapping) and isinstance(p.get("text"), str))
+    return texts
 
 
 class WardenTracingProcessor(TracingProcessor):
@@ -185,8 +203,10 @@ class WardenTracingProcessor(TracingProcessor):
                 if run is not None:
                     end_run(run, _span_error(span))
             elif kind == "generation":
+                self._trust_user(span, data.input)
                 self._llm_call(span, data.model, data.usage, data.model_config, None)
             elif kind == "response":
+                self._trust_user(span, data.input)
                 response = data.response
                 usage = data.usage or (getattr(response, "usage", None) if response is not None else None)
                 self._llm_call(span, getattr(response, "model", None), usage, None, response)
@@ -264,6 +284,14 @@ class WardenTracingProcessor(TracingProcessor):
                 self._guarded.add(span.span_id)
 
     # -- LLM calls -------------------------------------------------------------------------------
+
+    def _trust_user(self, span: Span[Any], items: Any) -> None:
+        """What the user typed, as the model was sent it (spans carry it unless the run config turns
+        ``trace_include_sensitive_data`` off): trusted sources of provenance (docs/provenance.md)."""
+        if items:
+            scope = self.scope_of(span)
+            for text in _user_texts(items):
+                self._rt.note_trusted(scope, text)
 
     def _llm_call(
         self, span: Span[Any], model: Optional[str], usage: Any, config: Optional[Mapping[str, Any]], response: Any
