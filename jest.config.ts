@@ -12,11 +12,18 @@ const common = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.warden/'],
   // `@platformatic/kafka` and its `@platformatic/*` dependencies are ES modules: compiled to CommonJS
-  // like our own sources (swc rewrites `import.meta.url`), the only packages in node_modules that are.
-  transformIgnorePatterns: ['/node_modules/(?!@platformatic/)'],
+  // like our own sources (swc rewrites `import.meta.url`). So are the Vercel AI SDK (`ai`, test-only:
+  // clients/typescript/test/ai-sdk*.test.ts) and the ES modules it loads (`@ai-sdk/*`, `@workflow/*`,
+  // `@vercel/*`, `@standard-schema/*`, `eventsource-parser`, `zod/v4` files).
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@platformatic|ai|@ai-sdk|@standard-schema|@workflow|@vercel|eventsource-parser|zod)/)',
+  ],
   // The client's package.json points at its build (dist/, for users); in the monorepo its sources
   // are used, as in tsconfig.base.json "paths" (docs/decisions.md "The TypeScript client ships as a bundle").
-  moduleNameMapper: { '^@agent-warden/client$': '<rootDir>/clients/typescript/src/index.ts' },
+  moduleNameMapper: {
+    '^@agent-warden/client$': '<rootDir>/clients/typescript/src/index.ts',
+    '^@agent-warden/client/ai-sdk$': '<rootDir>/clients/typescript/src/integrations/ai-sdk.ts',
+  },
 };
 
 /**

@@ -14,7 +14,8 @@ import { defineConfig } from 'tsup';
  * TypeScript client ships as a bundle".
  */
 export default defineConfig({
-  entry: { index: 'src/index.ts' },
+  // `@agent-warden/client/ai-sdk`: the Vercel AI SDK adapter, its own entry so `ai` stays optional.
+  entry: { index: 'src/index.ts', 'ai-sdk': 'src/integrations/ai-sdk.ts' },
   format: ['esm', 'cjs'],
   platform: 'node',
   target: 'node20',

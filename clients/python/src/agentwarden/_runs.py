@@ -53,6 +53,7 @@ class RunContext:
         self.name = name
         self.output_summary: Optional[str] = None
         self._cancelled = False
+        self._started = time.perf_counter()
 
     def cancel(self) -> None:
         """Marks the run ``cancelled``: it completes with that status when the block ends."""
@@ -159,6 +160,67 @@ class RunContext:
         return self._rt.provenance_of(self._scope, to_json_object(arguments) or {})
 
 
+def start_run(
+    rt: "Runtime",
+    parent: Scope,
+    name: Optional[str],
+    *,
+    input_summary: Optional[str] = None,
+    attributes: Optional[Mapping[str, Any]] = None,
+    run_id: Optional[str] = None,
+) -> RunContext:
+    """Emits ``agent.run.started`` for a run in ``parent`` (a child run when ``parent`` has a run)
+    and opens its provenance sources (docs/provenance.md), without making it current: the run of
+    callbacks that start and end on different stacks (framework adapters, ``agentwarden.integrations``).
+    End it with :func:`end_run`. ``run_id`` (a UUIDv7) defaults to a new id."""
+    run_id = client_id(rt, run_id, "run_id")
+    cut = truncate(name, 200)
+    started_id = rt.recorder.emit(
+        "agent.run.started",
+        {
+            "name": cut,
+            "inputSummary": truncate(input_summary, 10_000),
+            "attributes": to_json_object(attributes),
+        },
+        parent.session_id,
+        run_id,
+        parent.run_started_event_id if parent.run_id else None,
+    )
+    scope = Scope(parent.session_id, run_id, started_id)
+    run = RunContext(rt, scope, cut)
+    run._scope = scope._replace(run=run)
+    run._started = time.perf_counter()
+    if rt.provenance is not None:  # the run's sources: dropped when it ends (docs/provenance.md)
+        rt.provenance.open_run(run_id, parent.run_id)
+        rt.note_trusted(run._scope, input_summary)
+    return run
+
+
+def end_run(run: RunContext, exc: Optional[BaseException] = None) -> None:
+    """Emits ``agent.run.completed`` for a run made by :func:`start_run`: ``succeeded``, ``failed``
+    (``exc``) or ``cancelled`` (``run.cancel()``, a cancellation), ``durationMs`` since the start,
+    ``run.output_summary``; then drops the run's provenance sources. Does not flush."""
+    rt = run._rt
+    if exc is None:
+        status = "cancelled" if run.is_cancelled else "succeeded"
+    else:
+        status = "cancelled" if run.is_cancelled or is_cancel(exc) else "failed"
+    rt.recorder.emit(
+        "agent.run.completed",
+        {
+            "status": status,
+            "outputSummary": truncate(run.output_summary, 10_000),
+            "error": error_info(exc) if exc is not None else None,
+            "durationMs": elapsed_ms(run._started),
+        },
+        run.session_id,
+        run.run_id,
+        run._scope.run_started_event_id,
+    )
+    if rt.provenance is not None:
+        rt.provenance.close_run(run.run_id)
+
+
 class RunSpan:
     """What ``with_run(...)`` returns: ``with`` / ``async with`` it (yields a :class:`RunContext`),
     or decorate a function with it (each call is a run).
@@ -192,52 +254,19 @@ class RunSpan:
             raise RuntimeError("this with_run(...) is already entered; call with_run(...) again for another run")
         rt = self._rt
         parent = self._parent or rt.current_scope()
-        run_id = client_id(rt, self._run_id, "run_id")
-        name = truncate(self._name, 200)
-        started_id = rt.recorder.emit(
-            "agent.run.started",
-            {
-                "name": name,
-                "inputSummary": truncate(self._input_summary, 10_000),
-                "attributes": to_json_object(self._attributes),
-            },
-            parent.session_id,
-            run_id,
-            parent.run_started_event_id if parent.run_id else None,
+        run = start_run(
+            rt, parent, self._name, input_summary=self._input_summary, attributes=self._attributes, run_id=self._run_id
         )
-        scope = Scope(parent.session_id, run_id, started_id)
-        run = RunContext(rt, scope, name)
-        run._scope = scope = scope._replace(run=run)
-        if rt.provenance is not None:  # the run's sources: dropped when it ends (docs/provenance.md)
-            rt.provenance.open_run(run_id, parent.run_id)
-            rt.note_trusted(scope, self._input_summary)
-        token = rt.scope_var.set(scope)
-        self._state = (run, token, time.perf_counter(), started_id)
+        token = rt.scope_var.set(run._scope)
+        self._state = (run, token)
         return run
 
     def _close(self, exc: Optional[BaseException]) -> None:
         if self._state is None:
             return
-        run, token, t0, started_id = self._state
+        run, token = self._state
         self._state = None
-        if exc is None:
-            status = "cancelled" if run.is_cancelled else "succeeded"
-        else:
-            status = "cancelled" if run.is_cancelled or is_cancel(exc) else "failed"
-        self._rt.recorder.emit(
-            "agent.run.completed",
-            {
-                "status": status,
-                "outputSummary": truncate(run.output_summary, 10_000),
-                "error": error_info(exc) if exc is not None else None,
-                "durationMs": elapsed_ms(t0),
-            },
-            run.session_id,
-            run.run_id,
-            started_id,
-        )
-        if self._rt.provenance is not None:
-            self._rt.provenance.close_run(run.run_id)
+        end_run(run, exc)
         try:
             self._rt.scope_var.reset(token)
         except ValueError:  # exited in another context than entered: restore the parent run
