@@ -83,3 +83,12 @@ export function effectiveDecision(policyDecision: Decision, mode: Mode): Decisio
   if (mode === 'enforce') return policyDecision;
   return policyDecision === 'allow' ? 'allow' : 'warn';
 }
+
+/**
+ * An integer query parameter: `z.coerce.number()` would read an empty value (`?limit=`) as 0, a
+ * valid number, so the empty string becomes NaN first and is a 400 like any other non-number
+ * (RFC 9457 problem naming the parameter), while an absent parameter stays absent.
+ */
+export function queryInt(min: number, max: number) {
+  return z.preprocess((v) => (v === '' ? Number.NaN : v), z.coerce.number().int().min(min).max(max));
+}

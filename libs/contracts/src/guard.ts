@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ClientId, Decision, JsonObject, Mode, RiskLevel, Timestamp, Uuid } from './common';
+import { ClientId, Decision, JsonObject, Mode, queryInt, RiskLevel, Timestamp, Uuid } from './common';
 import { MatchedGuardrail, Resource } from './events';
 import { Provenance } from './provenance';
 
@@ -80,7 +80,7 @@ export type Approval = z.infer<typeof Approval>;
 
 /** Query of the approval long poll: wait up to `waitSeconds` (0–60) for a decision. */
 export const ApprovalWaitQuery = z.object({
-  waitSeconds: z.coerce.number().int().min(0).max(60).default(0),
+  waitSeconds: queryInt(0, 60).default(0),
 });
 
 /** `POST /v1/approvals/{id}/decision` body: approve or deny a pending approval, with an optional comment. */

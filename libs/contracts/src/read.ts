@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Decision, JsonObject, Mode, Timestamp } from './common';
+import { Decision, JsonObject, Mode, queryInt, Timestamp } from './common';
 import { ApprovalTransitionView } from './approvals-inbox';
 import { MatchedGuardrail } from './events';
 import { Capability } from './identify';
@@ -94,7 +94,7 @@ export const SESSION_EVENTS_MAX_LIMIT = 2000;
  * events. Without it, every event of the session.
  */
 export const SessionDetailQuery = z.object({
-  eventsLimit: z.coerce.number().int().min(0).max(SESSION_EVENTS_MAX_LIMIT).optional(),
+  eventsLimit: queryInt(0, SESSION_EVENTS_MAX_LIMIT).optional(),
 });
 export type SessionDetailQuery = z.infer<typeof SessionDetailQuery>;
 
