@@ -1,10 +1,14 @@
 import type { Config } from 'jest';
 
+const swc = [
+  '@swc/jest',
+  { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+] as [string, Record<string, unknown>];
 const transform: Config['transform'] = {
-  '^.+\\.(t|j)sx?$': [
-    '@swc/jest',
-    { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
-  ],
+  '^.+\\.(t|j)sx?$': swc,
+  // The OTLP exporters' transport (`@opentelemetry/otlp-exporter-base`, .cjs) loads `http` with a
+  // dynamic import(), which jest's module sandbox refuses: swc turns it into a require().
+  '^.+/@opentelemetry/otlp-exporter-base/.+\\.cjs$': swc,
 };
 const common = {
   transform,
@@ -12,8 +16,9 @@ const common = {
   moduleFileExtensions: ['ts', 'js', 'json'],
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.warden/'],
   // `@platformatic/kafka` and its `@platformatic/*` dependencies are ES modules: compiled to CommonJS
-  // like our own sources (swc rewrites `import.meta.url`), the only packages in node_modules that are.
-  transformIgnorePatterns: ['/node_modules/(?!@platformatic/)'],
+  // like our own sources (swc rewrites `import.meta.url`); `@opentelemetry/otlp-exporter-base` (tests
+  // only): see `transform`.
+  transformIgnorePatterns: ['/node_modules/(?!@platformatic/|@opentelemetry/otlp-exporter-base/)'],
 };
 
 /**
