@@ -8,8 +8,11 @@ export interface ResourceAgent {
   agentVersionId: string;
 }
 
-/** An event of a request, with the span it came from (`<traceId>:<spanId>`). */
-export type RequestEvent = SpanEvent & { readonly span: string };
+/**
+ * An event of a request, with the span it came from (`<traceId>:<spanId>`) and that span's depth
+ * (its ancestors among the request's spans).
+ */
+export type RequestEvent = SpanEvent & { readonly span: string; readonly depth: number };
 
 /** What a whole export request became, before sequences. */
 export interface MappedRequest {
@@ -44,6 +47,12 @@ export function mapExportRequest(resources: OtlpResourceSpans[], agents: Resourc
     const c = conversationIdOf(s.attrs);
     if (c && !conversationOfTrace.has(s.span.traceId)) conversationOfTrace.set(s.span.traceId, c);
   }
+  const depthOf = (s: (typeof all)[number]): number => {
+    let depth = 0;
+    for (let p = bySpan.get(`${s.span.traceId}:${s.span.parentSpanId}`); p && depth < MAX_ANCESTRY; depth++)
+      p = bySpan.get(`${p.span.traceId}:${p.span.parentSpanId}`);
+    return depth;
+  };
   const runOf = (s: (typeof all)[number]): string | undefined => {
     if (spanRole(s.attrs) === 'run') return spanRunId(s.span.traceId, s.span.spanId);
     let parent = s.span.parentSpanId;
@@ -58,34 +67,44 @@ export function mapExportRequest(resources: OtlpResourceSpans[], agents: Resourc
   for (const s of all) {
     const conversation = conversationIdOf(s.attrs) ?? conversationOfTrace.get(s.span.traceId);
     const runId = runOf(s);
-    const outcome = mapSpan(s.span, {
-      agentId: s.agent.agentId,
-      agentVersionId: s.agent.agentVersionId,
-      sessionId: sessionIdOf(conversation, s.span.traceId),
-      ...(runId ? { runId } : {}),
-    });
+    const outcome = mapSpan(
+      s.span,
+      {
+        agentId: s.agent.agentId,
+        agentVersionId: s.agent.agentVersionId,
+        sessionId: sessionIdOf(conversation, s.span.traceId),
+        ...(runId ? { runId } : {}),
+      },
+      s.attrs,
+    );
     if ('rejected' in outcome) {
       out.rejectedSpans += 1;
       if (out.reasons.length < 5) out.reasons.push(outcome.rejected);
     } else {
       out.acceptedSpans += 1;
       const span = `${s.span.traceId}:${s.span.spanId}`;
-      for (const e of outcome.events) out.events.push({ ...e, span });
+      const depth = depthOf(s);
+      for (const e of outcome.events) out.events.push({ ...e, span, depth });
     }
   }
   sortEvents(out.events);
   return out;
 }
 
-/** Sorts by time, then order within a span, then id (a stable, deterministic order). */
+/**
+ * Sorts by instant (sub-millisecond); at the same instant a span's own events keep their order, a
+ * span's start comes before its end, starts go outer span first and ends inner span first (so a
+ * parent opens before and closes after children that share its instant); then by id.
+ */
 export function sortEvents(events: RequestEvent[]): void {
-  events.sort((x, y) =>
-    x.time < y.time
-      ? -1
-      : x.time > y.time
-        ? 1
-        : x.order - y.order || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0),
-  );
+  const phase = (e: RequestEvent) => (e.order < 5 ? 0 : 1);
+  events.sort((x, y) => {
+    if (x.atMs !== y.atMs) return x.atMs - y.atMs;
+    if (x.span === y.span) return x.order - y.order;
+    if (phase(x) !== phase(y)) return phase(x) - phase(y);
+    const byDepth = phase(x) === 0 ? x.depth - y.depth : y.depth - x.depth;
+    return byDepth || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
+  });
 }
 
 /** `service.name` / `service.version` of a resource (docs/otel.md "Agent identity"). */

@@ -10,8 +10,13 @@ import type { OtlpSpan } from './proto';
 
 /** An event made from a span, before its `sequence` is assigned. */
 export type SpanEvent = Omit<AgentEventInput, 'sequence'> & {
-  /** Order of events of one span at the same instant (started before messages before completed). */
+  /**
+   * Order of the events of one span (started 0, input messages 1, LLM call 5, output messages 6,
+   * completed 9); below 5 the event belongs to the span's start, from 5 to its end.
+   */
   readonly order: number;
+  /** The event's instant with the span's sub-millisecond precision, Unix ms (`time` is cut to ms). */
+  readonly atMs: number;
 };
 
 /** What one span became: its events, or why it could not be mapped. */
@@ -182,8 +187,13 @@ export interface SpanContext {
  * per input/output message), a tool → `agent.tool.started` + `.completed` / `.failed`, an agent or
  * chain → `agent.run.started` + `agent.run.completed`, anything else → one `agent.custom` named
  * `otel.span`. Rejected (with the reason) when its ids or start time are missing.
+ * @param attributes the span's attributes as plain values, when the caller has read them already
  */
-export function mapSpan(span: OtlpSpan, ctx: SpanContext): SpanOutcome {
+export function mapSpan(
+  span: OtlpSpan,
+  ctx: SpanContext,
+  attributes: Attributes = attributesOf(span.attributes),
+): SpanOutcome {
   if (span.traceId.length !== 32 || /^0+$/.test(span.traceId))
     return { rejected: 'span without a valid traceId' };
   if (span.spanId.length !== 16 || /^0+$/.test(span.spanId))
@@ -192,7 +202,7 @@ export function mapSpan(span: OtlpSpan, ctx: SpanContext): SpanOutcome {
   if (startMs === undefined) return { rejected: `span ${span.spanId} has no startTimeUnixNano` };
   const endMs = Math.max(nsToMs(span.endTimeUnixNano) ?? startMs, startMs);
   const durationMs = Math.round((endMs - startMs) * 1000) / 1000;
-  const a = attributesOf(span.attributes);
+  const a = attributes;
   const role = spanRole(a);
   const { traceId, spanId } = span;
   const id = (part: string) => spanEventId(traceId, spanId, part);
@@ -214,6 +224,7 @@ export function mapSpan(span: OtlpSpan, ctx: SpanContext): SpanOutcome {
       id: id('run.started'),
       type: 'agent.run.started',
       time: iso(startMs),
+      atMs: startMs,
       order: 0,
       data: {
         ...(name ? { name } : {}),
@@ -228,6 +239,7 @@ export function mapSpan(span: OtlpSpan, ctx: SpanContext): SpanOutcome {
       parentId: id('run.started'),
       type: 'agent.run.completed',
       time: iso(endMs),
+      atMs: endMs,
       order: 9,
       data: {
         status: error ? 'failed' : 'succeeded',
@@ -260,6 +272,7 @@ export function mapSpan(span: OtlpSpan, ctx: SpanContext): SpanOutcome {
       id: id('tool.started'),
       type: 'agent.tool.started',
       time: iso(startMs),
+      atMs: startMs,
       order: 0,
       data: { toolCallId, toolName, ...(args ? { arguments: args as never } : {}) },
     });
@@ -271,6 +284,7 @@ export function mapSpan(span: OtlpSpan, ctx: SpanContext): SpanOutcome {
             parentId: id('tool.started'),
             type: 'agent.tool.failed',
             time: iso(endMs),
+            atMs: endMs,
             order: 9,
             data: { toolCallId, toolName, error, durationMs },
           }
@@ -280,6 +294,7 @@ export function mapSpan(span: OtlpSpan, ctx: SpanContext): SpanOutcome {
             parentId: id('tool.started'),
             type: 'agent.tool.completed',
             time: iso(endMs),
+            atMs: endMs,
             order: 9,
             data: {
               toolCallId,
@@ -320,13 +335,14 @@ export function mapSpan(span: OtlpSpan, ctx: SpanContext): SpanOutcome {
     const input = [...genAiMessages(a, 'gen_ai.input.messages'), ...openInferenceMessages(a, 'input')];
     const output = [...genAiMessages(a, 'gen_ai.output.messages'), ...openInferenceMessages(a, 'output')];
     input.forEach((m, i) =>
-      events.push(messageEvent(base, id(`message.input.${i}`), iso(startMs), 1 + i / 1000, m)),
+      events.push(messageEvent(base, id(`message.input.${i}`), startMs, 1 + i / 1000, m)),
     );
     events.push({
       ...base,
       id: id('llm'),
       type: 'agent.llm.called',
       time: iso(endMs),
+      atMs: endMs,
       order: 5,
       data: {
         llmCallId: id('llm'),
@@ -347,7 +363,7 @@ export function mapSpan(span: OtlpSpan, ctx: SpanContext): SpanOutcome {
       },
     });
     output.forEach((m, i) =>
-      events.push(messageEvent(base, id(`message.output.${i}`), iso(endMs), 6 + i / 1000, m)),
+      events.push(messageEvent(base, id(`message.output.${i}`), endMs, 6 + i / 1000, m)),
     );
     return { events };
   }
@@ -357,6 +373,7 @@ export function mapSpan(span: OtlpSpan, ctx: SpanContext): SpanOutcome {
     id: id('custom'),
     type: 'agent.custom',
     time: iso(startMs),
+    atMs: startMs,
     order: 0,
     data: {
       name: 'otel.span',
@@ -379,7 +396,7 @@ export function mapSpan(span: OtlpSpan, ctx: SpanContext): SpanOutcome {
 function messageEvent(
   base: Pick<SpanEvent, 'sessionId' | 'agentId' | 'agentVersionId' | 'runId'>,
   id: string,
-  time: string,
+  atMs: number,
   order: number,
   m: Message,
 ): SpanEvent {
@@ -388,7 +405,8 @@ function messageEvent(
     ...base,
     id,
     type: 'agent.message.logged',
-    time,
+    time: iso(atMs),
+    atMs,
     order,
     data: { role: m.role, content: clip(m.content, MAX_CONTENT)!, ...(truncated ? { truncated: true } : {}) },
   };

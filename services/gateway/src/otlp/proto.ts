@@ -117,6 +117,63 @@ function hexIdsToBytes(v: unknown, depth = 0): unknown {
   return out;
 }
 
+const INT_TYPES = new Set([
+  'int32',
+  'uint32',
+  'sint32',
+  'fixed32',
+  'sfixed32',
+  'int64',
+  'uint64',
+  'sint64',
+  'fixed64',
+  'sfixed64',
+]);
+const MAX_SHAPE_DEPTH = 128;
+
+/**
+ * Checks an OTLP/JSON value against the message type's fields from the official definitions
+ * before protobufjs converts it (its `fromObject` coerces silently: an array where a message
+ * belongs, a number where a string belongs): messages are JSON objects, repeated fields arrays,
+ * strings strings, booleans booleans, integers numbers or decimal strings, doubles numbers (or
+ * "NaN" / "Infinity" / "-Infinity"), enums numbers or names, bytes strings. `null` is a field's
+ * default (proto3 JSON); unknown keys are ignored, as OTLP/JSON receivers must.
+ * @throws OtlpDecodeError naming the first offending path
+ */
+function checkJsonShape(type: protobuf.Type, value: unknown, path: string, depth = 0): void {
+  if (depth > MAX_SHAPE_DEPTH) throw new OtlpDecodeError(`${path || '(root)'} is nested too deeply`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new OtlpDecodeError(`${path || '(root)'} must be an object`);
+  for (const field of type.fieldsArray) {
+    const v = (value as Record<string, unknown>)[field.name];
+    if (v === undefined || v === null) continue;
+    const at = path ? `${path}.${field.name}` : field.name;
+    if (field.repeated) {
+      if (!Array.isArray(v)) throw new OtlpDecodeError(`${at} must be an array`);
+      v.forEach((item, i) => checkField(field, item, `${at}.${i}`, depth));
+    } else checkField(field, v, at, depth);
+  }
+}
+
+function checkField(field: protobuf.Field, v: unknown, at: string, depth: number): void {
+  const resolved = field.resolvedType;
+  if (resolved instanceof protobuf.Type) return checkJsonShape(resolved, v, at, depth + 1);
+  const ok =
+    resolved instanceof protobuf.Enum
+      ? (typeof v === 'number' && Number.isInteger(v)) || (typeof v === 'string' && v in resolved.values)
+      : field.type === 'string' || field.type === 'bytes'
+        ? typeof v === 'string'
+        : field.type === 'bool'
+          ? typeof v === 'boolean'
+          : INT_TYPES.has(field.type)
+            ? (typeof v === 'number' && Number.isInteger(v)) || (typeof v === 'string' && /^-?\d+$/.test(v))
+            : typeof v === 'number' || v === 'NaN' || v === 'Infinity' || v === '-Infinity';
+  if (!ok)
+    throw new OtlpDecodeError(
+      `${at} must be ${resolved instanceof protobuf.Enum ? 'an enum value' : `a ${field.type}`}`,
+    );
+}
+
 const hex = (b: unknown): string =>
   b && (b as ArrayLike<number>).length ? Buffer.from(b as number[]).toString('hex') : '';
 
@@ -131,8 +188,7 @@ export function decodeTraceRequest(body: Buffer, encoding: OtlpEncoding): OtlpRe
     if (encoding === 'protobuf') message = ExportRequest.decode(body);
     else {
       const json: unknown = JSON.parse(body.toString('utf8'));
-      if (!json || typeof json !== 'object' || Array.isArray(json))
-        throw new OtlpDecodeError('the body is not a JSON object');
+      checkJsonShape(ExportRequest, json, '');
       // fromObject throws on a wrong shape (an object where an array belongs…); int64 as string or number.
       message = ExportRequest.fromObject(hexIdsToBytes(json) as Record<string, unknown>);
     }

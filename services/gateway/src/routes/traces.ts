@@ -123,7 +123,7 @@ export function tracesRouter(deps: {
 
       // Every event is checked against the contract; a span with one refused event is refused whole.
       const { valid, rejected } = validateBatch(
-        mapped.events.map(({ order: _o, span: _s, ...e }) => ({ ...e, sequence: 1 })),
+        mapped.events.map(({ order: _o, atMs: _a, span: _s, depth: _d, ...e }) => ({ ...e, sequence: 1 })),
         deps.limits.maxEventBytes,
       );
       const refusedSpans = new Set<string>();
