@@ -348,6 +348,15 @@ describe('OTLP/HTTP trace ingest', () => {
     expect(corrupt.status).toBe(400);
     expect(await corrupt.json()).toMatchObject({ code: 3 });
 
+    // The size limit (WARDEN_MAX_BODY_BYTES, 5 MiB) holds after decompression: 6 MiB of zeros gzip to 6 KiB.
+    const bomb = await fetch(tracesUrl(), {
+      method: 'POST',
+      headers: { ...headers('application/x-protobuf'), 'content-encoding': 'gzip' },
+      body: gzipSync(Buffer.alloc(6 * 1024 * 1024)),
+    });
+    expect(bomb.status).toBe(413);
+    expect(decodeStatus(Buffer.from(await bomb.arrayBuffer())).code).toBe(8);
+
     const other = await fetch(tracesUrl(), { method: 'POST', headers: headers('text/plain'), body: 'hello' });
     expect(other.status).toBe(415);
 

@@ -11,7 +11,8 @@ import { problem } from './openapi-helpers';
 /** OTLP/JSON `ExportTraceServiceRequest`, outer shape (lowerCamelCase keys, hex ids). */
 export const OtlpTraceRequestJson = z
   .looseObject({
-    resourceSpans: z.array(z.looseObject({})).optional(),
+    // proto3 JSON: null is the field's default (no spans).
+    resourceSpans: z.array(z.looseObject({})).nullable().optional(),
   })
   .meta({
     id: 'OtlpExportTraceServiceRequest',
