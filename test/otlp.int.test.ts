@@ -11,8 +11,12 @@ import {
   type ReadableSpan,
   type SpanExporter,
 } from '@opentelemetry/sdk-trace';
-import { nameBasedUuidV7 } from '@agent-warden/contracts';
-import { decodeExportResponse, decodeStatus } from '@agent-warden/gateway';
+import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { KafkaBus } from '@agent-warden/bus';
+import { INGEST_LIMITS, nameBasedUuidV7 } from '@agent-warden/contracts';
+import { createGatewayApp, decodeExportResponse, decodeStatus, PolicyStore } from '@agent-warden/gateway';
+import { listen } from '@agent-warden/http';
+import { silentLogger } from '@agent-warden/observability';
 import { call, waitFor } from './support/http';
 import { startTestStack, type TestStack } from './support/stack';
 
@@ -412,5 +416,49 @@ describe('OTLP/HTTP trace ingest', () => {
     });
     expect(empty.status).toBe(200);
     expect(decodeExportResponse(Buffer.from(await empty.arrayBuffer()))).toEqual({});
+  }, 60_000);
+
+  test('with no Kafka to write to, the answer is 503 UNAVAILABLE with Retry-After, and nothing is stored', async () => {
+    // A gateway of the same database whose Kafka client points at a port where no broker listens.
+    const bus = new KafkaBus({
+      brokers: ['127.0.0.1:9'],
+      clientId: 'otlp-no-kafka',
+      logger: silentLogger(),
+      publishTimeoutMs: 1_000,
+    });
+    const app = createGatewayApp(
+      {
+        db: stack.prisma,
+        bus,
+        policies: new PolicyStore(stack.prisma, silentLogger()),
+        logger: silentLogger(),
+        limits: { ...INGEST_LIMITS },
+        defaultApprovalTimeoutSeconds: 60,
+      },
+      () => true,
+    );
+    const server = await listen(app, 0, '127.0.0.1');
+    try {
+      const { tracer, spans } = recorder({ 'service.name': 'otel-no-kafka' });
+      tracer
+        .startSpan('chat m', { attributes: { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': 'm' } })
+        .end();
+      const [span] = spans();
+      const r = await fetch(`${server.url}/v1/traces`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/x-protobuf' },
+        body: Buffer.from(ProtobufTraceSerializer.serializeRequest([span!])!),
+      });
+      expect(r.status).toBe(503);
+      expect(r.headers.get('retry-after')).toBe('1');
+      expect(decodeStatus(Buffer.from(await r.arrayBuffer())).code).toBe(14);
+      const sessionId = nameBasedUuidV7(`otlp:trace:${span!.spanContext().traceId}`);
+      const [row] = await stack.prisma.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM events WHERE project_id = ${stack.projectId}::uuid AND session_id = ${sessionId}::uuid`;
+      expect(row!.n).toBe(0);
+    } finally {
+      await server.close();
+      await bus.close();
+    }
   }, 60_000);
 });
