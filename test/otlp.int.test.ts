@@ -363,6 +363,13 @@ describe('OTLP/HTTP trace ingest', () => {
 
     const other = await fetch(tracesUrl(), { method: 'POST', headers: headers('text/plain'), body: 'hello' });
     expect(other.status).toBe(415);
+    const compress = await fetch(tracesUrl(), {
+      method: 'POST',
+      headers: { ...headers('application/x-protobuf'), 'content-encoding': 'compress' },
+      body: Buffer.from([1, 2, 3]),
+    });
+    expect(compress.status).toBe(415);
+    expect(decodeStatus(Buffer.from(await compress.arrayBuffer())).message).toMatch(/content encoding/);
 
     const anonymous = await call(stack.gatewayUrl, 'POST', '/v1/traces', { body: {} });
     expect(anonymous.status).toBe(401);

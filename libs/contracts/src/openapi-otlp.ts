@@ -71,10 +71,9 @@ export const otlpPaths = {
         '401': problem('Missing or unknown API key'),
         '403': problem('The key lacks the ingest scope'),
         '413': status('The decompressed body is larger than WARDEN_MAX_BODY_BYTES (RESOURCE_EXHAUSTED)'),
-        '415': {
-          description: 'Content-Type is neither application/x-protobuf nor application/json',
-          content: { 'application/json': { schema: RpcStatusJson } },
-        },
+        '415': status(
+          'Content-Type is neither application/x-protobuf nor application/json (then in JSON), or an unknown Content-Encoding',
+        ),
         '503': {
           ...status('Kafka cannot take the write now (UNAVAILABLE); retry after Retry-After seconds'),
           headers: { 'Retry-After': { description: 'Seconds', schema: { type: 'integer' as const } } },
