@@ -1,10 +1,14 @@
 import type { Config } from 'jest';
 
+const swc = [
+  '@swc/jest',
+  { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+] as [string, Record<string, unknown>];
 const transform: Config['transform'] = {
-  '^.+\\.(t|j)sx?$': [
-    '@swc/jest',
-    { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
-  ],
+  '^.+\\.(t|j)sx?$': swc,
+  // The OTLP exporters' transport (`@opentelemetry/otlp-exporter-base`, .cjs) loads `http` with a
+  // dynamic import(), which jest's module sandbox refuses: swc turns it into a require().
+  '^.+/@opentelemetry/otlp-exporter-base/.+\\.cjs$': swc,
 };
 const common = {
   transform,
@@ -14,9 +18,9 @@ const common = {
   // `@platformatic/kafka` and its `@platformatic/*` dependencies are ES modules: compiled to CommonJS
   // like our own sources (swc rewrites `import.meta.url`). So are the Vercel AI SDK (`ai`, test-only:
   // clients/typescript/test/ai-sdk*.test.ts) and the ES modules it loads (`@ai-sdk/*`, `@workflow/*`,
-  // `@vercel/*`, `@standard-schema/*`, `eventsource-parser`, `zod/v4` files).
+  // `@vercel/*`, `@standard-schema/*`, `eventsource-parser`, `zod/v4` files), and `@opentelemetry/otlp-exporter-base` (tests only: see `transform`).
   transformIgnorePatterns: [
-    '/node_modules/(?!(@platformatic|ai|@ai-sdk|@standard-schema|@workflow|@vercel|eventsource-parser|zod)/)',
+    '/node_modules/(?!(@platformatic|ai|@ai-sdk|@standard-schema|@workflow|@vercel|eventsource-parser|zod)/|@opentelemetry/otlp-exporter-base/)',
   ],
   // The client's package.json points at its build (dist/, for users); in the monorepo its sources
   // are used, as in tsconfig.base.json "paths" (docs/decisions.md "The TypeScript client ships as a bundle").

@@ -13,6 +13,7 @@ import { EventBatchRequest, EventBatchResponse } from './ingest';
 import { AgentEvent } from './events';
 import { invalid, json, jsonBody, problem } from './openapi-helpers';
 import { intelligencePaths } from './openapi-intelligence';
+import { otlpPaths } from './openapi-otlp';
 import { peoplePaths } from './openapi-people';
 import {
   AgentDetailView,
@@ -507,6 +508,7 @@ function documentObject(version: string): Parameters<typeof createDocument>[0] {
       ...policyPaths,
       ...peoplePaths,
       ...intelligencePaths,
+      ...otlpPaths,
       '/v1/openapi.json': {
         get: {
           summary: 'This document (OpenAPI 3.1)',

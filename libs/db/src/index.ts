@@ -22,6 +22,7 @@ export * from './event-search';
 export * from './agent-detail';
 export * from './session-reads';
 export * from './projection';
+export * from './otlp-sequences';
 export * from './guardrail-stats';
 export * from './intelligence';
 export * from './evaluations';

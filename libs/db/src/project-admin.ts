@@ -22,6 +22,7 @@ export interface ProjectRow {
  * (test/projects.int.test.ts) checks that every table with a `project_id` column is listed.
  */
 export const PROJECT_TABLES = [
+  'otlp_sequence_blocks',
   'recommendations',
   'session_intelligence',
   'approval_transitions',

@@ -20,6 +20,7 @@ import { agentsRouter } from './routes/agents';
 import { approvalsRouter } from './routes/approvals';
 import { EVALUATE_PATH, evaluateHandler } from './routes/evaluate';
 import { eventsRouter } from './routes/events';
+import { isOtlpTracesPath, tracesRouter } from './routes/traces';
 
 /** What the gateway's routes need. */
 export interface GatewayDeps {
@@ -81,6 +82,16 @@ export function gatewayRoutes(deps: GatewayDeps): Router {
   r.use(methodGuard);
   r.use(agentsRouter({ auth: ingest, db: deps.db, agents }));
   r.use(eventsRouter({ auth: ingest, bus: deps.bus, agents, limits: deps.limits }));
+  r.use(
+    tracesRouter({
+      auth: ingest,
+      bus: deps.bus,
+      db: deps.db,
+      agents,
+      limits: deps.limits,
+      logger: deps.logger,
+    }),
+  );
   r.use(approvalsRouter({ auth: ingest, db: deps.db, pollMs: deps.approvalPollMs }));
   return r;
 }
@@ -89,10 +100,12 @@ export function gatewayRoutes(deps: GatewayDeps): Router {
  * The JSON body parser with the configured limit (413 `body_too_large` past it), followed by the
  * contract's storage rule on the body and the query (libs/http `requestJsonSafety`: U+0000 and lone
  * surrogates → U+FFFD, depth bounded; a batch's events are measured one by one by their route).
+ * `POST /v1/traces` is left alone: its route reads the raw body (OTLP/JSON or protobuf, gzip).
  */
 export function jsonBody(limitBytes: number): RequestHandler[] {
+  const json = express.json({ limit: limitBytes, type: ['application/json', 'application/*+json'] });
   return [
-    express.json({ limit: limitBytes, type: ['application/json', 'application/*+json'] }),
+    (req, res, next) => (isOtlpTracesPath(req.path) ? next() : json(req, res, next)),
     requestJsonSafety({ batchPaths: ['/v1/events'] }),
   ];
 }

@@ -1,4 +1,4 @@
-/** @agent-warden/gateway — the ingest gateway: identify, events, guardrail evaluation, approvals. */
+/** @agent-warden/gateway — the ingest gateway: identify, events, OTLP traces, guardrail evaluation, approvals. */
 export { start, type RunningGateway } from './start';
 export {
   GatewayConfig,
@@ -18,3 +18,5 @@ export {
   type RecorderStats,
 } from './guard/evaluation-recorder';
 export { validateBatch } from './ingest/validate-batch';
+export { OTLP_TRACES_PATH, tracesRouter } from './routes/traces';
+export { decodeExportResponse, decodeStatus, decodeTraceRequest, type OtlpEncoding } from './otlp/proto';
