@@ -79,6 +79,8 @@ export async function startTestStack(
     WARDEN_QUEUE_PREFIX: queuePrefix,
     WARDEN_SESSION_QUIET_MS: '1500',
     WARDEN_SESSION_ENDED_DELAY_MS: '300',
+    // No metrics server unless a test asks for one (several service processes run side by side).
+    WARDEN_METRICS_PORT: '0',
     // The LLM narrative stays off unless a test turns it on.
     OPENAI_API_KEY: '',
     OPENAI_BASE_URL: '',

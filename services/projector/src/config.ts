@@ -17,6 +17,7 @@ import { IntEnv, ListEnv } from '@agent-warden/config';
  * | `WARDEN_SESSION_QUIET_MS` | 60000 | a session with no running run is ready after this long without events |
  * | `WARDEN_SESSION_ENDED_DELAY_MS` | 2000 | debounce of the job after `agent.session.ended` |
  * | `PORT` | 7403 | health/ready HTTP port (0 = none) |
+ * | `WARDEN_METRICS_PORT` | 9403 | port of `GET /metrics`, Prometheus (0 = none; docs/operations.md "Metrics") |
  * | `LOG_LEVEL` | info | pino level |
  */
 /**
@@ -39,6 +40,7 @@ export const ProjectorConfig = ReadinessEnv.extend({
   REDIS_URL: z.string().min(1).optional(),
   WARDEN_QUEUE_PREFIX: z.string().min(1).default('warden'),
   PORT: IntEnv.min(0).max(65535).default(7403),
+  WARDEN_METRICS_PORT: IntEnv.min(0).max(65535).default(9403),
   LOG_LEVEL: z.string().default('info'),
 });
 export type ProjectorConfig = z.infer<typeof ProjectorConfig>;
