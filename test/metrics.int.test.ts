@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { WardenClient } from '@agent-warden/client';
 import { KafkaConsumerLag } from '@agent-warden/bus';
-import { newId, TOPICS } from '@agent-warden/contracts';
+import { newId, QUEUES, TOPICS } from '@agent-warden/contracts';
 import { replayFiles } from '../scripts/replay/replay';
 import { TRAJECTORY_FILES } from './support/env';
 import { call, waitFor } from './support/http';
@@ -56,8 +56,8 @@ describe('metrics: the stack scraped during a replay', () => {
 
   beforeAll(async () => {
     const port = await freePort();
-    stack = await startTestStack({ projector: false, env: { WARDEN_METRICS_PORT: String(port) } });
-    await stack.startProjector();
+    stack = await startTestStack({ projector: false });
+    await stack.startProjector({ WARDEN_METRICS_PORT: String(port) });
     projectorMetrics = `http://127.0.0.1:${port}/metrics`;
   }, 120_000);
   afterAll(async () => {
@@ -195,7 +195,7 @@ describe('metrics: the stack scraped during a replay', () => {
     }
 
     const port = Number(new URL(projectorMetrics).port);
-    await stack.startProjector();
+    await stack.startProjector({ WARDEN_METRICS_PORT: String(port) });
     // The new process serves on the same port; right after its start, the lag may still show the 5.
     const e = await waitFor(
       async () => {
@@ -268,6 +268,45 @@ describe('metrics: the stack scraped during a replay', () => {
       2,
     );
   }, 60_000);
+
+  test('the intelligence worker reports the depth of the job queue by state, as the queue holds it', async () => {
+    // A job due in two minutes stays delayed for the whole test: a state with a known count.
+    await stack.queue.enqueue(
+      QUEUES.sessionReady,
+      { projectId: stack.projectId, sessionId: newId(), reason: 'quiet' },
+      { jobId: `metrics-delayed-${newId()}`, delayMs: 120_000 },
+    );
+    const port = await freePort();
+    await stack.startIntelligence({ WARDEN_METRICS_PORT: String(port) });
+    const url = `http://127.0.0.1:${port}/metrics`;
+    // The sessions the replay left ready are analysed; then nothing waits or runs.
+    const e = await waitFor(
+      async () => {
+        const x = await scrape(url);
+        const state = (s: string) => total(x, 'warden_queue_jobs', { queue: 'session-ready', state: s });
+        return state('waiting') + state('active') === 0 && state('delayed') >= 1 ? x : undefined;
+      },
+      120_000,
+      500,
+    );
+    const counts = await stack.queue.counts(QUEUES.sessionReady);
+    expect(
+      Object.fromEntries(
+        samplesOf(e, 'warden_queue_jobs', { queue: 'session-ready' }).map((s) => [s.labels.state, s.value]),
+      ),
+    ).toEqual({
+      waiting: counts.waiting,
+      active: counts.active,
+      delayed: counts.delayed,
+      failed: counts.failed,
+    });
+    expect(counts.delayed).toBeGreaterThanOrEqual(1);
+    const [row] = await stack.prisma.$queryRaw<
+      { n: bigint }[]
+    >`SELECT count(*) AS n FROM session_intelligence`;
+    expect(Number(row!.n)).toBeGreaterThan(0);
+    expect(e.types.get('process_resident_memory_bytes')).toBe('GAUGE');
+  }, 180_000);
 });
 
 /** Standalone serves every part's metrics once, on its one port (it used to answer the dashboard's HTML). */
