@@ -130,6 +130,13 @@ describe('metrics: the stack scraped during a replay', () => {
     const [row] = await stack.prisma.$queryRaw<{ events: bigint; evaluations: bigint }[]>`
       SELECT (SELECT count(*) FROM events) AS events, (SELECT count(*) FROM guardrail_evaluations) AS evaluations`;
     expect(Number(row!.events)).toBe(summary.events_sent);
+    // Every stored evaluation was published by the gateway's recorder, none refused or lost.
+    const recorder = await scrape(gw);
+    expect(
+      total(recorder, 'warden_evaluation_records_total', { outcome: 'published' }),
+    ).toBeGreaterThanOrEqual(Number(row!.evaluations));
+    expect(total(recorder, 'warden_evaluation_records_total', { outcome: 'rejected' })).toBe(0);
+    expect(total(recorder, 'warden_evaluation_records_total', { outcome: 'lost' })).toBe(0);
     const caughtUp = await waitFor(
       async () => {
         const e = await scrape(projectorMetrics);

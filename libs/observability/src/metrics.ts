@@ -43,12 +43,24 @@ export interface QueueDepth {
   delayed: number;
 }
 
+/** Counts of the gateway's evaluation recorder (its `stats()`): records since start, except `buffered`. */
+export interface RecorderCounts {
+  /** Records held in memory now. */
+  buffered: number;
+  /** Acknowledged by the event log. */
+  published: number;
+  /** Refused with 503 because the buffer was full or the recorder closed. */
+  rejected: number;
+  /** Still unconfirmed when the recorder's `close` hit its deadline. */
+  lost: number;
+}
+
 const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed'] as const;
 
 /** A value read at scrape time. A source that throws is skipped (its series disappear for that scrape) and counted in `warden_metrics_collect_errors_total`. */
 export type Source<T> = () => Promise<T>;
 
-type CollectSource = 'consumer_lag' | 'queue' | 'approvals_pending';
+type CollectSource = 'consumer_lag' | 'queue' | 'approvals_pending' | 'evaluation_recorder';
 
 /** The metrics of every component; see docs/operations.md "Metrics" for each one. */
 export interface WardenMetrics {
@@ -84,6 +96,11 @@ export interface WardenMetrics {
   observeQueue(queue: string, source: Source<QueueDepth>): void;
   /** Reports the pending approvals at scrape time (`warden_approvals_pending`). */
   observePendingApprovals(source: Source<number>): void;
+  /**
+   * Reports the gateway's evaluation recorder at scrape time (`warden_evaluation_records_buffered`,
+   * `warden_evaluation_records_total`).
+   */
+  observeEvaluationRecorder(source: Source<RecorderCounts>): void;
   /**
    * The exposition: reads the scrape-time sources, then renders the registry in the Prometheus text
    * format 0.0.4 (with its content type). Use this rather than `registry.metrics()`, which would
@@ -129,7 +146,20 @@ export function createMetrics(
     registers,
   });
 
+  const recorderBuffered = new Gauge({
+    name: 'warden_evaluation_records_buffered',
+    help: 'Evaluation records the gateway holds in memory, not yet acknowledged by the event log (past its capacity the guard check answers 503).',
+    registers,
+  });
+  const recorderRecords = new Counter({
+    name: 'warden_evaluation_records_total',
+    help: "Evaluation records of the gateway's recorder by outcome: published (acknowledged by the event log), rejected (503, buffer full or closed), lost (unconfirmed at shutdown).",
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+
   const lagSources: Source<PartitionLag[]>[] = [];
+  let recorderSource: Source<RecorderCounts> | undefined;
   const queueSources = new Map<string, Source<QueueDepth>>();
   let pendingSource: Source<number> | undefined;
 
@@ -149,12 +179,13 @@ export function createMetrics(
    * queue that is gone, or a reading that failed, leaves no stale series).
    */
   const refresh = async (): Promise<void> => {
-    const [lags, queues, pending] = await Promise.all([
+    const [lags, queues, pending, recorder] = await Promise.all([
       Promise.all(lagSources.map((read) => attempt('consumer_lag', read))),
       Promise.all(
         [...queueSources].map(async ([queue, read]) => [queue, await attempt('queue', read)] as const),
       ),
       pendingSource ? attempt('approvals_pending', pendingSource) : undefined,
+      recorderSource ? attempt('evaluation_recorder', recorderSource) : undefined,
     ]);
     consumerLag.reset();
     for (const p of lags.flat())
@@ -164,6 +195,14 @@ export function createMetrics(
       if (c) for (const state of QUEUE_STATES) queueJobs.set({ queue, state }, c[state]);
     approvalsPending.reset();
     if (pending !== undefined) approvalsPending.set(pending);
+    // The recorder counts since start (monotonic): the counter takes its values.
+    recorderBuffered.reset();
+    recorderRecords.reset();
+    if (recorder) {
+      recorderBuffered.set(recorder.buffered);
+      for (const outcome of ['published', 'rejected', 'lost'] as const)
+        recorderRecords.inc({ outcome }, recorder[outcome]);
+    }
   };
 
   let refreshing: Promise<void> | undefined;
@@ -247,6 +286,9 @@ export function createMetrics(
     observeQueue: (queue, source) => void queueSources.set(queue, source),
     observePendingApprovals: (source) => {
       pendingSource = source;
+    },
+    observeEvaluationRecorder: (source) => {
+      recorderSource = source;
     },
     scrape: async () => {
       // Scrapes at the same time share one reading (no burst of Kafka or database requests).

@@ -107,6 +107,25 @@ describe('createMetrics', () => {
     expect(errors).toEqual(['consumer_lag']);
   });
 
+  test("the evaluation recorder's counts become a gauge and a counter by outcome", async () => {
+    const m = createMetrics();
+    const counts = { buffered: 3, published: 10, rejected: 1, lost: 0 };
+    m.observeEvaluationRecorder(async () => counts);
+    let e = parseExposition((await m.scrape()).body);
+    expect(e.types.get('warden_evaluation_records_total')).toBe('COUNTER');
+    expect(total(e, 'warden_evaluation_records_buffered')).toBe(3);
+    expect(
+      Object.fromEntries(
+        samplesOf(e, 'warden_evaluation_records_total').map((s) => [s.labels.outcome, s.value]),
+      ),
+    ).toEqual({ published: 10, rejected: 1, lost: 0 });
+    counts.published = 25;
+    counts.buffered = 0;
+    e = parseExposition((await m.scrape()).body);
+    expect(total(e, 'warden_evaluation_records_total', { outcome: 'published' })).toBe(25);
+    expect(total(e, 'warden_evaluation_records_buffered')).toBe(0);
+  });
+
   test('scrapes at the same time share one reading of the sources', async () => {
     const m = createMetrics();
     let reads = 0;

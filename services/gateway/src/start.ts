@@ -74,6 +74,7 @@ export async function start(
     maxBatch: config.WARDEN_EVALUATION_BATCH_MAX ?? RECORDER_DEFAULTS.WARDEN_EVALUATION_BATCH_MAX,
     logger: logger.child({ component: 'evaluation-recorder' }),
   });
+  metrics.observeEvaluationRecorder(async () => evaluations.stats());
   let ready = true;
   const app = createGatewayApp(
     {
