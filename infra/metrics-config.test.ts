@@ -94,9 +94,14 @@ describe('infra/grafana/agent-warden.json', () => {
   });
 
   test('queries only series the services expose', async () => {
-    const families = new Set(
-      (await createMetrics({ processMetrics: true }).registry.getMetricsAsJSON()).map((m) => m.name),
-    );
+    // Every source observed, as the services together do: each family is in the registry.
+    const metrics = createMetrics({ processMetrics: true });
+    metrics.observeConsumerLag(async () => []);
+    metrics.observeQueue('session-ready', async () => ({ waiting: 0, active: 0, delayed: 0, failed: 0 }));
+    metrics.observePendingApprovals(async () => 0);
+    metrics.observeEvaluationRecorder(async () => ({ buffered: 0, published: 0, rejected: 0, lost: 0 }));
+    await metrics.scrape();
+    const families = new Set((await metrics.registry.getMetricsAsJSON()).map((m) => m.name));
     const used = new Set(
       panels.flatMap((p) =>
         (p.targets ?? []).flatMap((t) => t.expr.match(/\b(?:warden|process|nodejs)_[a-z0-9_]+\b/g) ?? []),

@@ -140,17 +140,31 @@ export function createMetrics(
     labelNames: ['queue', 'state'] as const,
     registers,
   });
+  // Gauges without labels always show a value once registered (0 after a reset), so they are in
+  // the registry only while their source has answered: absent where nothing reports them (the
+  // gateway has no pending approvals to count) and in a scrape whose reading failed.
   const approvalsPending = new Gauge({
     name: 'warden_approvals_pending',
     help: 'Approvals waiting for a decision, every project together.',
-    registers,
+    registers: [],
   });
 
   const recorderBuffered = new Gauge({
     name: 'warden_evaluation_records_buffered',
     help: 'Evaluation records the gateway holds in memory, not yet acknowledged by the event log (past its capacity the guard check answers 503).',
-    registers,
+    registers: [],
   });
+  /** Registers `gauge` (no labels, named `name`) while its value is known, removes it while not. */
+  const shown = (gauge: Gauge, name: string, value: number | undefined): void => {
+    const present = registry.getSingleMetric(name) !== undefined;
+    if (value === undefined) {
+      if (present) registry.removeSingleMetric(name);
+      return;
+    }
+    gauge.set(value);
+    if (!present) registry.registerMetric(gauge);
+  };
+
   const recorderRecords = new Counter({
     name: 'warden_evaluation_records_total',
     help: "Evaluation records of the gateway's recorder by outcome: published (acknowledged by the event log), rejected (503, buffer full or closed), lost (unconfirmed at shutdown).",
@@ -193,13 +207,11 @@ export function createMetrics(
     queueJobs.reset();
     for (const [queue, c] of queues)
       if (c) for (const state of QUEUE_STATES) queueJobs.set({ queue, state }, c[state]);
-    approvalsPending.reset();
-    if (pending !== undefined) approvalsPending.set(pending);
+    shown(approvalsPending, 'warden_approvals_pending', pending);
     // The recorder counts since start (monotonic): the counter takes its values.
-    recorderBuffered.reset();
+    shown(recorderBuffered, 'warden_evaluation_records_buffered', recorder?.buffered);
     recorderRecords.reset();
     if (recorder) {
-      recorderBuffered.set(recorder.buffered);
       for (const outcome of ['published', 'rejected', 'lost'] as const)
         recorderRecords.inc({ outcome }, recorder[outcome]);
     }

@@ -7,7 +7,7 @@ describe('createMetrics', () => {
     const { contentType, body } = await m.scrape();
     expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
     const { types } = parseExposition(body);
-    expect(types.size).toBeGreaterThanOrEqual(14);
+    expect(types.size).toBeGreaterThanOrEqual(13);
     for (const [name, type] of types) {
       expect(name).toMatch(/^warden_[a-z_]+$/);
       if (type === 'COUNTER') expect(name).toMatch(/_total$/);
@@ -95,7 +95,11 @@ describe('createMetrics', () => {
       if (fail) throw new Error('broker unreachable');
       return [{ group: 'g', topic: 'agent-events', partition: 0, lag: 2 }];
     });
-    m.observePendingApprovals(async () => 1);
+    let pendingFails = false;
+    m.observePendingApprovals(async () => {
+      if (pendingFails) throw new Error('database unreachable');
+      return 1;
+    });
     let e = parseExposition((await m.scrape()).body);
     expect(total(e, 'warden_kafka_consumer_lag')).toBe(2);
 
@@ -105,6 +109,23 @@ describe('createMetrics', () => {
     expect(total(e, 'warden_metrics_collect_errors_total', { source: 'consumer_lag' })).toBe(1);
     expect(total(e, 'warden_approvals_pending')).toBe(1);
     expect(errors).toEqual(['consumer_lag']);
+
+    // A gauge without labels is left out too, not shown as 0, and comes back with its next reading.
+    pendingFails = true;
+    e = parseExposition((await m.scrape()).body);
+    expect(e.types.has('warden_approvals_pending')).toBe(false);
+    expect(total(e, 'warden_metrics_collect_errors_total', { source: 'approvals_pending' })).toBe(1);
+    pendingFails = false;
+    e = parseExposition((await m.scrape()).body);
+    expect(samplesOf(e, 'warden_approvals_pending').map((s) => s.value)).toEqual([1]);
+  });
+
+  test('a gauge nobody reports is not exposed (no pending approvals in a gateway)', async () => {
+    const e = parseExposition((await createMetrics().scrape()).body);
+    expect(e.types.has('warden_approvals_pending')).toBe(false);
+    expect(e.types.has('warden_evaluation_records_buffered')).toBe(false);
+    expect(e.types.get('warden_kafka_consumer_lag')).toBe('GAUGE');
+    expect(samplesOf(e, 'warden_kafka_consumer_lag')).toEqual([]);
   });
 
   test("the evaluation recorder's counts become a gauge and a counter by outcome", async () => {
