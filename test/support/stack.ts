@@ -37,9 +37,10 @@ export interface TestStack {
   env: Record<string, string>;
   /** A producer/reader on the stack's job queue (same Redis prefix as its services). */
   queue: JobQueue;
-  startProjector(): Promise<ProjectorProcess>;
+  /** Starts a projector process; `env` is added to the stack's (e.g. its own `WARDEN_METRICS_PORT`). */
+  startProjector(env?: Record<string, string>): Promise<ProjectorProcess>;
   /** Starts an intelligence worker process (services/intelligence) on the stack's queue. */
-  startIntelligence(): Promise<ProjectorProcess>;
+  startIntelligence(env?: Record<string, string>): Promise<ProjectorProcess>;
   /** SIGKILLs every projector process of this stack. */
   killProjectors(): Promise<void>;
   stop(): Promise<void>;
@@ -79,6 +80,8 @@ export async function startTestStack(
     WARDEN_QUEUE_PREFIX: queuePrefix,
     WARDEN_SESSION_QUIET_MS: '1500',
     WARDEN_SESSION_ENDED_DELAY_MS: '300',
+    // No metrics server unless a test asks for one (several service processes run side by side).
+    WARDEN_METRICS_PORT: '0',
     // The LLM narrative stays off unless a test turns it on.
     OPENAI_API_KEY: '',
     OPENAI_BASE_URL: '',
@@ -120,12 +123,13 @@ export async function startTestStack(
   const startService = async (
     service: 'projector' | 'intelligence',
     readyLine: string,
+    extraEnv: Record<string, string> = {},
   ): Promise<ProjectorProcess> => {
     // `node --import tsx` (not the tsx CLI, which runs the script in a child process that a
     // SIGKILL of the wrapper would orphan): the pid we kill is the service itself.
     const child = spawn(process.execPath, ['--import', 'tsx', `services/${service}/src/main.ts`], {
       cwd: ROOT,
-      env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'info' },
+      env: { ...process.env, ...env, ...extraEnv, PORT: '0', LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     // Ready when it logs `readyLine` (the projector logs it after its consumer joined the group).
@@ -157,8 +161,10 @@ export async function startTestStack(
     projectors.add(p);
     return p;
   };
-  const startProjector = () => startService('projector', 'projector consuming');
-  const startIntelligence = () => startService('intelligence', 'intelligence worker processing');
+  const startProjector = (extraEnv?: Record<string, string>) =>
+    startService('projector', 'projector consuming', extraEnv);
+  const startIntelligence = (extraEnv?: Record<string, string>) =>
+    startService('intelligence', 'intelligence worker processing', extraEnv);
   if (options.projector !== false) await startProjector();
   if (options.intelligence) await startIntelligence();
 

@@ -4,3 +4,4 @@ export { KafkaBus, type KafkaBusOptions } from './kafka';
 export { InMemoryBus } from './memory';
 export { KafkaPublisherThread, type PublisherThreadOptions } from './publisher-thread';
 export { SendCoalescer } from './coalescer';
+export { KafkaConsumerLag, type KafkaConsumerLagOptions } from './consumer-lag';

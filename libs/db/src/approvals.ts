@@ -200,6 +200,14 @@ export async function decideApproval(
   });
 }
 
+/**
+ * Approvals still `pending`, every project together (`warden_approvals_pending`; those past their
+ * deadline count until a read applies the timeout).
+ */
+export async function countPendingApprovals(db: PrismaClient): Promise<number> {
+  return db.approval.count({ where: { status: 'pending' } });
+}
+
 /** Keyset position of {@link listApprovals}: the sort time and id of the last item of the previous page. */
 export interface ApprovalCursor {
   time: Date;

@@ -23,3 +23,5 @@ export function createLogger(options: { name: string; level?: string; pretty?: b
 export function silentLogger(): Logger {
   return pino({ level: 'silent' });
 }
+
+export * from './metrics';

@@ -2,12 +2,15 @@ import express, { Router, type Express } from 'express';
 import type { PrismaClient } from '@agent-warden/db';
 import {
   healthRouter,
+  httpMetrics,
+  METRICS_PATH,
   methodGuard,
+  metricsHandler,
   notFoundHandler,
   problemHandler,
   requestJsonSafety,
 } from '@agent-warden/http';
-import type { Logger } from '@agent-warden/observability';
+import type { Logger, WardenMetrics } from '@agent-warden/observability';
 import type { JobQueue } from '@agent-warden/queue';
 import { createApiAuth, peopleRoutes, type PeopleAuthOptions } from './people';
 import { backtestRouter } from './routes/backtest';
@@ -33,6 +36,11 @@ export interface ApiDeps extends PeopleAuthOptions {
   queue?: JobQueue;
   /** Told after policy writes: stack, a hint on `policy-changes` (with `KAFKA_BROKERS`); standalone, its store. */
   policyChanges?: PolicyChangeNotifier;
+  /**
+   * Where the routes count (approvals' time to decision); `createApiApp` also records the RED
+   * metrics and serves `GET /metrics` with it (docs/operations.md "Metrics").
+   */
+  metrics?: WardenMetrics;
 }
 
 /** The api's `/v1` routes (read API, approvals, policies), to mount on the api or the standalone app. */
@@ -55,10 +63,14 @@ export function apiRoutes(deps: ApiDeps): Router {
   return r;
 }
 
-/** The api as its own HTTP app. */
+/** The api as its own HTTP app; with `deps.metrics`, RED metrics and `GET /metrics` (no credential) first. */
 export function createApiApp(deps: ApiDeps, isReady: () => boolean, extra: Router[] = []): Express {
   const app = express();
   app.disable('x-powered-by');
+  if (deps.metrics) {
+    app.use(httpMetrics(deps.metrics));
+    app.get(METRICS_PATH, metricsHandler(deps.metrics));
+  }
   app.use(healthRouter(isReady));
   app.use(express.json({ limit: 1024 * 1024 }), requestJsonSafety());
   for (const r of extra) app.use(r);

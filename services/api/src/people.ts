@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { RequestHandler, Router } from 'express';
 import { authenticateApiKeyHash, findMembership, findUser, type PrismaClient } from '@agent-warden/db';
 import { AuthGuard, KeyAuthenticator, SessionTokens, type Role } from '@agent-warden/http';
-import type { Logger } from '@agent-warden/observability';
+import type { Logger, WardenMetrics } from '@agent-warden/observability';
 import { ApprovalFeed } from './approval-feed';
 import { apiKeysRouter } from './routes/api-keys';
 import { approvalsRouter } from './routes/approvals';
@@ -74,6 +74,7 @@ export function peopleRoutes(deps: {
   logger: Logger;
   auth: ApiAuth;
   signal?: AbortSignal;
+  metrics?: WardenMetrics;
 }): Router[] {
   const { db, logger, auth } = deps;
   const feed = new ApprovalFeed(db, logger.child({ component: 'approval-feed' }));
@@ -83,6 +84,6 @@ export function peopleRoutes(deps: {
     projectsRouter({ ...auth, db }),
     usersRouter({ admin: auth.admin, projectAdmin: auth.projectAdmin, db }),
     apiKeysRouter({ admin: auth.admin, projectAdmin: auth.projectAdmin, db, keys: auth.keys }),
-    approvalsRouter({ read: auth.read, approve: auth.approve, db, feed, logger }),
+    approvalsRouter({ read: auth.read, approve: auth.approve, db, feed, logger, metrics: deps.metrics }),
   ];
 }

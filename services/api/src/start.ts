@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { KafkaBus } from '@agent-warden/bus';
 import { TOPICS } from '@agent-warden/contracts';
-import { createPrisma } from '@agent-warden/db';
+import { countPendingApprovals, createPrisma } from '@agent-warden/db';
 import { listen, openApiRouter } from '@agent-warden/http';
-import { createLogger, type Logger } from '@agent-warden/observability';
+import { createLogger, createMetrics, type Logger } from '@agent-warden/observability';
 import { BullMqJobQueue } from '@agent-warden/queue';
 import { createApiApp } from './app';
 import { bootstrapProject } from './bootstrap';
@@ -31,6 +31,11 @@ export async function start(
     logger,
   );
   const stopping = new AbortController();
+  const metrics = createMetrics({
+    processMetrics: true,
+    onCollectError: (source, err) => logger.warn({ err, source }, 'metrics reading failed'),
+  });
+  metrics.observePendingApprovals(() => countPendingApprovals(db));
   const queue = config.REDIS_URL
     ? new BullMqJobQueue({ redisUrl: config.REDIS_URL, prefix: config.WARDEN_QUEUE_PREFIX, logger })
     : undefined;
@@ -58,6 +63,7 @@ export async function start(
       sessionSecret: config.WARDEN_JWT_SECRET,
       cookieSecure: config.WARDEN_COOKIE_SECURE,
       signal: stopping.signal,
+      metrics,
     },
     () => ready,
     [openApiRouter()],

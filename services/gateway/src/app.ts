@@ -4,14 +4,17 @@ import { authenticateApiKeyHash, type PrismaClient } from '@agent-warden/db';
 import {
   apiKeyAuth,
   healthRouter,
+  httpMetrics,
+  METRICS_PATH,
   methodGuard,
+  metricsHandler,
   notFoundHandler,
   openApiRouter,
   problemHandler,
   requestJsonSafety,
   type KeyResolver,
 } from '@agent-warden/http';
-import type { Logger } from '@agent-warden/observability';
+import { createMetrics, type Logger, type WardenMetrics } from '@agent-warden/observability';
 import { AgentDirectory } from './agent-directory';
 import type { IngestLimits } from './config';
 import { writeThroughSink, type EvaluationSink } from './guard/evaluation-recorder';
@@ -37,6 +40,11 @@ export interface GatewayDeps {
    * write-through to `bus` (standalone, whose in-process bus is write-through itself).
    */
   evaluations?: EvaluationSink;
+  /**
+   * Where the routes count (guard decisions and latency, events accepted and rejected) and what
+   * `createGatewayApp` serves on `/metrics`; default a registry of their own that nobody reads.
+   */
+  metrics?: WardenMetrics;
 }
 
 /**
@@ -66,6 +74,7 @@ export function gatewayRoutes(deps: GatewayDeps): Router {
   const resolve = dbKeyResolver(deps.db);
   const ingest = apiKeyAuth(resolve, 'ingest');
   const agents = new AgentDirectory(deps.db);
+  const metrics = deps.metrics ?? createMetrics();
   const r = Router();
   r.post(
     EVALUATE_PATH,
@@ -76,12 +85,13 @@ export function gatewayRoutes(deps: GatewayDeps): Router {
       agents,
       policies: deps.policies,
       defaultApprovalTimeoutSeconds: deps.defaultApprovalTimeoutSeconds,
+      metrics,
     }),
   );
   // After the guard check (its path takes POST only, and the hot route should enter no extra layer).
   r.use(methodGuard);
   r.use(agentsRouter({ auth: ingest, db: deps.db, agents }));
-  r.use(eventsRouter({ auth: ingest, bus: deps.bus, agents, limits: deps.limits }));
+  r.use(eventsRouter({ auth: ingest, bus: deps.bus, agents, limits: deps.limits, metrics }));
   r.use(
     tracesRouter({
       auth: ingest,
@@ -113,8 +123,9 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
 /**
  * The gateway as its own HTTP app: `/v1` routes, health, OpenAPI, problem+json errors.
  * `/ready` also reports the evaluation recorder's counters when `deps.evaluations` has them.
- * `extraRoutes` are mounted first (benchmarks mount a bare baseline route on the same server).
- * The `/v1` routes come before health and OpenAPI, so a guard check enters one router only.
+ * `extraRoutes` are mounted first (benchmarks mount a bare baseline route on the same server), then
+ * the RED metrics and `GET /metrics` (no API key: docs/operations.md "Metrics") when `deps.metrics`
+ * is given. The `/v1` routes come before health and OpenAPI, so a guard check enters one router only.
  */
 export function createGatewayApp(
   deps: GatewayDeps,
@@ -125,6 +136,10 @@ export function createGatewayApp(
   app.disable('x-powered-by');
   app.set('etag', false);
   for (const r of extraRoutes) app.use(r);
+  if (deps.metrics) {
+    app.use(httpMetrics(deps.metrics));
+    app.get(METRICS_PATH, metricsHandler(deps.metrics));
+  }
   app.use(jsonBody(deps.limits.maxBodyBytes));
   app.use(gatewayRoutes(deps));
   const stats = deps.evaluations?.stats?.bind(deps.evaluations);

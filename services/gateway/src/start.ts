@@ -3,7 +3,7 @@ import { KafkaBus, KafkaPublisherThread } from '@agent-warden/bus';
 import { TOPICS } from '@agent-warden/contracts';
 import { createPrisma } from '@agent-warden/db';
 import { listen } from '@agent-warden/http';
-import { createLogger, type Logger } from '@agent-warden/observability';
+import { createLogger, createMetrics, type Logger } from '@agent-warden/observability';
 import { createGatewayApp } from './app';
 import { ingestLimits, RECORDER_DEFAULTS, type GatewayStartConfig } from './config';
 import { EvaluationRecorder } from './guard/evaluation-recorder';
@@ -31,6 +31,7 @@ export async function start(
   extraRoutes: Router[] = [],
 ): Promise<RunningGateway> {
   const db = createPrisma(config.DATABASE_URL);
+  const metrics = createMetrics({ processMetrics: true });
   const bus = new KafkaBus({
     brokers: config.KAFKA_BROKERS,
     topicPrefix: config.KAFKA_TOPIC_PREFIX,
@@ -73,6 +74,7 @@ export async function start(
     maxBatch: config.WARDEN_EVALUATION_BATCH_MAX ?? RECORDER_DEFAULTS.WARDEN_EVALUATION_BATCH_MAX,
     logger: logger.child({ component: 'evaluation-recorder' }),
   });
+  metrics.observeEvaluationRecorder(async () => evaluations.stats());
   let ready = true;
   const app = createGatewayApp(
     {
@@ -83,6 +85,7 @@ export async function start(
       limits: ingestLimits(config),
       defaultApprovalTimeoutSeconds: config.WARDEN_APPROVAL_TIMEOUT_SECONDS,
       evaluations,
+      metrics,
     },
     () => ready && bus.isHealthy() && evaluations.hasRoom(),
     extraRoutes,

@@ -15,6 +15,7 @@ import { IntEnv } from '@agent-warden/config';
  * | `WARDEN_INTELLIGENCE_ATTEMPTS` | 5 | tries per job before it is kept as failed |
  * | `WARDEN_INTELLIGENCE_BACKOFF_MS` | 2000 | wait before the first retry, doubled each time |
  * | `PORT` | 7404 | health/ready HTTP port (0 = none) |
+ * | `WARDEN_METRICS_PORT` | 9404 | port of `GET /metrics`, Prometheus (0 = none; docs/operations.md "Metrics") |
  * | `LOG_LEVEL` | info | pino level |
  */
 export const WorkerEnv = z.object({
@@ -29,6 +30,7 @@ export const IntelligenceConfig = WorkerEnv.extend({
   REDIS_URL: z.string().min(1),
   WARDEN_QUEUE_PREFIX: z.string().min(1).default('warden'),
   PORT: IntEnv.min(0).max(65535).default(7404),
+  WARDEN_METRICS_PORT: IntEnv.min(0).max(65535).default(9404),
   LOG_LEVEL: z.string().default('info'),
 });
 export type IntelligenceConfig = z.infer<typeof IntelligenceConfig>;

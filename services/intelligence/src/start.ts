@@ -1,7 +1,8 @@
 import { createPrisma, type PrismaClient } from '@agent-warden/db';
-import { startHealthServer, stopWithin } from '@agent-warden/http';
+import { QUEUES } from '@agent-warden/contracts';
+import { startHealthServer, startMetricsServer, stopWithin } from '@agent-warden/http';
 import { createNarrator, type NarratorConfig } from '@agent-warden/intelligence';
-import { createLogger, type Logger } from '@agent-warden/observability';
+import { createLogger, createMetrics, type Logger } from '@agent-warden/observability';
 import { BullMqJobQueue, type JobQueue, type Processor } from '@agent-warden/queue';
 import type { IntelligenceConfig, WorkerEnv } from './config';
 import { processSessionReady } from './queues/session-ready.processor';
@@ -42,12 +43,15 @@ export async function startIntelligenceWorker(deps: {
 export interface RunningIntelligence {
   /** Health server URL, when `PORT` is not 0. */
   url?: string;
+  /** Metrics server URL (`GET /metrics`), when `WARDEN_METRICS_PORT` is not 0. */
+  metricsUrl?: string;
   stop(deadlineMs?: number): Promise<void>;
 }
 
 /**
  * Starts the intelligence worker (stack mode): a BullMQ worker on `REDIS_URL` that writes versioned
- * session intelligence to PostgreSQL, and `/health` + `/ready` on `PORT`. Shutdown: fail `/ready`,
+ * session intelligence to PostgreSQL, `/health` + `/ready` on `PORT`, and `GET /metrics` on
+ * `WARDEN_METRICS_PORT` with the queue's depth read at scrape time (docs/operations.md "Metrics"). Shutdown: fail `/ready`,
  * stop taking jobs and wait for those running (within the deadline), close Redis and the database.
  */
 export async function start(
@@ -62,16 +66,24 @@ export async function start(
     logger: logger.child({ component: 'queue' }),
   });
   const health = await startHealthServer(config.PORT);
+  const metrics = createMetrics({
+    processMetrics: true,
+    onCollectError: (source, err) => logger.warn({ err, source }, 'metrics reading failed'),
+  });
+  metrics.observeQueue(QUEUES.sessionReady, () => queue.counts(QUEUES.sessionReady));
+  const metricsServer = await startMetricsServer(config.WARDEN_METRICS_PORT, metrics, logger);
   const processor = await startIntelligenceWorker({ db, queue, logger, config, narrator });
   health.setReady(true);
   return {
     url: health.url,
+    metricsUrl: metricsServer.url,
     stop: async (deadlineMs = 30_000) => {
       health.setReady(false);
       await stopWithin(deadlineMs, async () => {
         await processor.close();
         await queue.close();
         await db.$disconnect();
+        await metricsServer.close();
         await health.close();
       });
       logger.info('intelligence worker stopped');

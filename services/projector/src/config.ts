@@ -18,6 +18,7 @@ import { IntEnv, ListEnv, LlmPricesFileEnv } from '@agent-warden/config';
  * | `WARDEN_SESSION_ENDED_DELAY_MS` | 2000 | debounce of the job after `agent.session.ended` |
  * | `WARDEN_LLM_PRICES_FILE` | (none) | JSON price file extending / overriding the default LLM prices (docs/architecture.md#llm-calls); invalid: the start fails |
  * | `PORT` | 7403 | health/ready HTTP port (0 = none) |
+ * | `WARDEN_METRICS_PORT` | 9403 | port of `GET /metrics`, Prometheus (0 = none; docs/operations.md "Metrics") |
  * | `LOG_LEVEL` | info | pino level |
  */
 /**
@@ -42,6 +43,7 @@ export const ProjectorConfig = ReadinessEnv.extend({
   /** The operator's LLM price rows, read and validated at start (contracts `LlmPriceFile`). */
   WARDEN_LLM_PRICES_FILE: LlmPricesFileEnv.optional(),
   PORT: IntEnv.min(0).max(65535).default(7403),
+  WARDEN_METRICS_PORT: IntEnv.min(0).max(65535).default(9403),
   LOG_LEVEL: z.string().default('info'),
 });
 export type ProjectorConfig = z.infer<typeof ProjectorConfig>;

@@ -9,7 +9,7 @@ import {
   type ProjectedEvent,
   type WriteResult,
 } from '@agent-warden/db';
-import type { Logger } from '@agent-warden/observability';
+import type { Logger, WardenMetrics } from '@agent-warden/observability';
 import { deadLetter, decodeRecord, type Decoded } from './decode';
 
 type Dead = Extract<Decoded, { kind: 'dead' }>;
@@ -25,7 +25,10 @@ export type AfterWrite = (result: WriteResult, events: readonly ProjectedEvent[]
  * transaction, dead-letter what can never be stored, and resolve only when both are durable (the
  * bus commits offsets after that). When the batch write fails while the database is reachable,
  * records are written one by one to isolate the poison ones; when the database is unreachable the
- * error propagates and the batch is retried.
+ * error propagates and the batch is retried. With `metrics`, each batch handled to the end is
+ * counted (`warden_projector_batch_records`, `warden_projector_batch_duration_seconds`: a retried
+ * batch is counted once, with the time of its successful try) and each dead letter
+ * (`warden_events_dead_lettered_total`).
  */
 export function createProjectionHandler(deps: {
   db: PrismaClient;
@@ -34,8 +37,9 @@ export function createProjectionHandler(deps: {
   afterWrite?: AfterWrite;
   /** Prices of LLM calls (docs/architecture.md#llm-calls); default: contracts `DEFAULT_LLM_PRICES`. */
   prices?: PriceTable;
+  metrics?: WardenMetrics;
 }): BatchHandler {
-  const { db, bus, logger } = deps;
+  const { db, bus, logger, metrics } = deps;
   const options = { prices: deps.prices };
 
   async function writeIsolating(
@@ -92,6 +96,7 @@ export function createProjectionHandler(deps: {
   }
 
   return async (batch: BusBatch) => {
+    const started = performance.now();
     const decoded = batch.records.map(decodeRecord);
     const dead = decoded.filter((d): d is Dead => d.kind === 'dead');
     const events = decoded.filter((d): d is Extract<Decoded, { kind: 'event' }> => d.kind === 'event');
@@ -143,5 +148,10 @@ export function createProjectionHandler(deps: {
         result,
         events.map((x) => ({ projectId: x.projectId, event: x.event })),
       );
+    if (metrics) {
+      for (const d of dead) metrics.events.deadLettered.inc({ topic: batch.topic, reason: d.code });
+      metrics.projector.batchRecords.observe({ topic: batch.topic }, batch.records.length);
+      metrics.projector.batchDuration.observe({ topic: batch.topic }, (performance.now() - started) / 1000);
+    }
   };
 }

@@ -1,14 +1,17 @@
-import { KafkaBus, type EventBus, type Subscription } from '@agent-warden/bus';
+import { KafkaBus, KafkaConsumerLag, type EventBus, type Subscription } from '@agent-warden/bus';
 import { createPriceTable, TOPICS, type PriceTable } from '@agent-warden/contracts';
 import { createPrisma, type PrismaClient } from '@agent-warden/db';
-import { startHealthServer, stopWithin } from '@agent-warden/http';
-import { createLogger, type Logger } from '@agent-warden/observability';
+import { startHealthServer, startMetricsServer, stopWithin } from '@agent-warden/http';
+import { createLogger, createMetrics, type Logger, type WardenMetrics } from '@agent-warden/observability';
 import { BullMqJobQueue, type JobQueue } from '@agent-warden/queue';
 import type { ProjectorConfig } from './config';
 import { createProjectionHandler, type AfterWrite } from './handler';
 import { readinessAfterWrite } from './readiness';
 
-/** Subscribes the projection handler to the event and evaluation topics of `bus`. */
+/** Topics the projector consumes. */
+export const PROJECTED_TOPICS = [TOPICS.agentEvents, TOPICS.guardrailEvaluations];
+
+/** Subscribes the projection handler to the event and evaluation topics of `bus` (counting in `metrics` when given). */
 export async function startProjection(deps: {
   db: PrismaClient;
   bus: EventBus;
@@ -17,11 +20,12 @@ export async function startProjection(deps: {
   afterWrite?: AfterWrite;
   /** Prices of LLM calls: the defaults merged with `WARDEN_LLM_PRICES_FILE` (docs/architecture.md#llm-calls). */
   prices?: PriceTable;
+  metrics?: WardenMetrics;
 }): Promise<Subscription> {
   const handler = createProjectionHandler(deps);
   return deps.bus.subscribe({
     groupId: deps.groupId,
-    topics: [TOPICS.agentEvents, TOPICS.guardrailEvaluations],
+    topics: PROJECTED_TOPICS,
     handler,
     fromBeginning: true,
   });
@@ -31,12 +35,16 @@ export async function startProjection(deps: {
 export interface RunningProjector {
   /** Health server URL, when `PORT` is not 0. */
   url?: string;
+  /** Metrics server URL (`GET /metrics`), when `WARDEN_METRICS_PORT` is not 0. */
+  metricsUrl?: string;
   stop(deadlineMs?: number): Promise<void>;
 }
 
 /**
  * Starts a projector (stack mode): a Kafka consumer-group member (`KafkaBus.subscribe`) writing to PostgreSQL and, when
- * `REDIS_URL` is set, scheduling `session-ready` jobs in BullMQ after each durable batch.
+ * `REDIS_URL` is set, scheduling `session-ready` jobs in BullMQ after each durable batch. Serves
+ * `GET /metrics` on `WARDEN_METRICS_PORT`, with its group's consumer lag read from the brokers at
+ * scrape time (docs/operations.md "Metrics").
  */
 export async function start(
   config: ProjectorConfig,
@@ -56,6 +64,19 @@ export async function start(
     { topic: TOPICS.guardrailEvaluations, numPartitions: config.WARDEN_EVENT_PARTITIONS },
   ]);
   const health = await startHealthServer(config.PORT);
+  const metrics = createMetrics({
+    processMetrics: true,
+    onCollectError: (source, err) => logger.warn({ err, source }, 'metrics reading failed'),
+  });
+  const lag = new KafkaConsumerLag({
+    brokers: config.KAFKA_BROKERS,
+    clientId: 'warden-projector-lag',
+    topicPrefix: config.KAFKA_TOPIC_PREFIX,
+    groupId: config.WARDEN_PROJECTOR_GROUP,
+    topics: PROJECTED_TOPICS,
+  });
+  metrics.observeConsumerLag(() => lag.read());
+  const metricsServer = await startMetricsServer(config.WARDEN_METRICS_PORT, metrics, logger);
   const queue: JobQueue | undefined = config.REDIS_URL
     ? new BullMqJobQueue({
         redisUrl: config.REDIS_URL,
@@ -84,11 +105,16 @@ export async function start(
     groupId: config.WARDEN_PROJECTOR_GROUP,
     afterWrite,
     prices,
+    metrics,
   });
   health.setReady(true);
-  logger.info({ groupId: config.WARDEN_PROJECTOR_GROUP }, 'projector consuming');
+  logger.info(
+    { groupId: config.WARDEN_PROJECTOR_GROUP, metricsUrl: metricsServer.url },
+    'projector consuming',
+  );
   return {
     url: health.url,
+    metricsUrl: metricsServer.url,
     stop: async (deadlineMs = 15_000) => {
       health.setReady(false);
       await stopWithin(deadlineMs, async () => {
@@ -96,6 +122,8 @@ export async function start(
         await bus.close();
         await queue?.close();
         await db.$disconnect();
+        await lag.close();
+        await metricsServer.close();
         await health.close();
       });
       logger.info('projector stopped');

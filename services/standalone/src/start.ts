@@ -10,14 +10,24 @@ import {
   loadOrCreateSessionSecret,
 } from '@agent-warden/api';
 import { InMemoryBus } from '@agent-warden/bus';
+import { QUEUES } from '@agent-warden/contracts';
 import { InMemoryJobQueue, type JobQueue } from '@agent-warden/queue';
-import { createPrisma } from '@agent-warden/db';
+import { countPendingApprovals, createPrisma } from '@agent-warden/db';
 import { EMBEDDED_POOL_MAX, startEmbeddedPostgres } from '@agent-warden/embedded-postgres';
 import { migrate } from '@agent-warden/migrations';
 import { gatewayRoutes, ingestLimits, jsonBody, PolicyStore } from '@agent-warden/gateway';
-import { healthRouter, listen, notFoundHandler, openApiRouter, problemHandler } from '@agent-warden/http';
+import {
+  healthRouter,
+  httpMetrics,
+  listen,
+  METRICS_PATH,
+  metricsHandler,
+  notFoundHandler,
+  openApiRouter,
+  problemHandler,
+} from '@agent-warden/http';
 import { createPriceTable } from '@agent-warden/contracts';
-import { createLogger, type Logger } from '@agent-warden/observability';
+import { createLogger, createMetrics, type Logger } from '@agent-warden/observability';
 import { startIntelligenceWorker } from '@agent-warden/intelligence-service';
 import { narratorConfigFromEnv } from '@agent-warden/intelligence';
 import { readinessAfterWrite, startProjection } from '@agent-warden/projector';
@@ -44,7 +54,8 @@ export interface RunningStandalone {
  * Starts gateway, projector and api in one process (docs/architecture.md#two-ways-to-run): PostgreSQL
  * embedded with PGlite behind pglite-socket on a private unix socket (or `DATABASE_URL`),
  * migrations applied, the in-process bus
- * instead of Kafka, one HTTP port. Shutdown order: fail /ready, stop HTTP, stop consuming, close
+ * instead of Kafka, one HTTP port. One metrics registry for every part, served once on `GET /metrics`
+ * (no consumer lag: the in-process bus is write-through; docs/operations.md "Metrics"). Shutdown order: fail /ready, stop HTTP, stop consuming, close
  * the database, stop the embedded server.
  */
 export async function start(
@@ -86,10 +97,16 @@ export async function start(
   );
   const sessionSecret = config.WARDEN_JWT_SECRET ?? (await loadOrCreateSessionSecret(config.WARDEN_DATA_DIR));
   const stopping = new AbortController();
+  const metrics = createMetrics({
+    processMetrics: true,
+    onCollectError: (source, err) => logger.warn({ err, source }, 'metrics reading failed'),
+  });
 
   const bus = new InMemoryBus(logger.child({ component: 'bus' }));
   // The in-process job queue (BullMQ's substitute); the intelligence worker registers its processors on it.
   const queue: JobQueue = new InMemoryJobQueue({ logger: logger.child({ component: 'queue' }) });
+  metrics.observeQueue(QUEUES.sessionReady, () => queue.counts(QUEUES.sessionReady));
+  metrics.observePendingApprovals(() => countPendingApprovals(db));
   const intelligence = await startIntelligenceWorker({
     db,
     queue,
@@ -102,6 +119,7 @@ export async function start(
     bus,
     logger: logger.child({ component: 'projector' }),
     groupId: 'projector',
+    metrics,
     afterWrite: readinessAfterWrite({
       db,
       queue,
@@ -116,6 +134,8 @@ export async function start(
   let ready = true;
   const app = express();
   app.disable('x-powered-by');
+  app.use(httpMetrics(metrics));
+  app.get(METRICS_PATH, metricsHandler(metrics));
   app.use(healthRouter(() => ready && bus.isHealthy()));
   app.use(jsonBody(config.WARDEN_MAX_BODY_BYTES));
   app.use(openApiRouter());
@@ -127,6 +147,7 @@ export async function start(
       logger,
       limits: ingestLimits(config),
       defaultApprovalTimeoutSeconds: config.WARDEN_APPROVAL_TIMEOUT_SECONDS,
+      metrics,
     }),
   );
   app.use(
@@ -137,6 +158,7 @@ export async function start(
       sessionSecret,
       cookieSecure: config.WARDEN_COOKIE_SECURE,
       signal: stopping.signal,
+      metrics,
       // One process: a policy write wakes the one store directly (its poll stays the guarantee).
       policyChanges: { changed: () => void policies.wake() },
     }),

@@ -13,7 +13,7 @@ import {
   type PrismaClient,
 } from '@agent-warden/db';
 import { AppError, notFound, parseOr400, principalOf } from '@agent-warden/http';
-import type { Logger } from '@agent-warden/observability';
+import type { Logger, WardenMetrics } from '@agent-warden/observability';
 import type { ApprovalFeed } from '../approval-feed';
 import { decodeCursor, encodeCursor } from '../cursor';
 
@@ -31,6 +31,7 @@ const HEARTBEAT_MS = 15_000;
  *   once, 409 afterwards or after the deadline. People are recorded as `user:<email>`; a key as
  *   `api-key:<id>`, or the `decidedBy` it names (on whose behalf), while the transition's actor
  *   stays the key. A waiting client's long poll sees the decision within its poll interval.
+ *   The time from the request to the decision is observed in `warden_approval_decision_seconds`.
  */
 export function approvalsRouter(deps: {
   read: RequestHandler;
@@ -38,6 +39,8 @@ export function approvalsRouter(deps: {
   db: PrismaClient;
   feed: ApprovalFeed;
   logger: Logger;
+  /** Where a decision's time since the request is observed (`warden_approval_decision_seconds`). */
+  metrics?: WardenMetrics;
 }): Router {
   const { db, feed } = deps;
   const r = Router();
@@ -119,6 +122,12 @@ export function approvalsRouter(deps: {
         errors: [{ path: 'status', message: `already ${out.approval!.status}` }],
       });
     res.status(200).json(approvalView(out.approval));
+    const a = out.approval;
+    if (a.decidedAt)
+      deps.metrics?.approvals.decisionSeconds.observe(
+        { status: a.status },
+        Math.max(0, (a.decidedAt.getTime() - a.createdAt.getTime()) / 1000),
+      );
   });
   return r;
 }

@@ -13,6 +13,7 @@ import {
 } from '@agent-warden/contracts';
 import { createApproval, findApproval, type PrismaClient, type Prisma } from '@agent-warden/db';
 import { AppError, parseOr400, principalOf, validationError } from '@agent-warden/http';
+import type { WardenMetrics } from '@agent-warden/observability';
 import type { AgentDirectory } from '../agent-directory';
 import { unavailable, type EvaluationSink } from '../guard/evaluation-recorder';
 import type { PolicyStore } from '../guard/policy-store';
@@ -29,7 +30,8 @@ export const EVALUATE_PATH = '/v1/guardrails/evaluate';
  * the offending path for a bad body, 403 naming `agentId` / `agentVersionId` for another project's
  * agent or version (session and run ids are the client's, scoped by project: docs/decisions.md
  * "Ids are owned by a project"), 503
- * `event_log_unavailable` when the sink cannot take the record.
+ * `event_log_unavailable` when the sink cannot take the record. Counts each answered decision in
+ * `metrics` (`warden_guard_decisions_total`, `warden_guard_evaluation_duration_seconds`).
  */
 export function evaluateHandler(deps: {
   db: PrismaClient;
@@ -37,8 +39,11 @@ export function evaluateHandler(deps: {
   agents: AgentDirectory;
   policies: PolicyStore;
   defaultApprovalTimeoutSeconds: number;
+  metrics: WardenMetrics;
 }): RequestHandler {
+  const { decisions, evaluationDuration } = deps.metrics.guard;
   return async (req, res, next) => {
+    const started = performance.now();
     try {
       const { projectId } = principalOf(req);
       const body = parseOr400(GuardRequest, req.body);
@@ -109,6 +114,12 @@ export function evaluateHandler(deps: {
       });
       await deps.evaluations.record(evaluationMessage(record), Number(req.headers['content-length']) || 0);
       res.status(200).json(guardDecision(record, approvalRef));
+      decisions.inc({
+        effective_decision: record.effectiveDecision,
+        policy_decision: record.policyDecision,
+        mode: body.mode,
+      });
+      evaluationDuration.observe({ mode: body.mode }, (performance.now() - started) / 1000);
     } catch (err) {
       next(err);
     }

@@ -3,6 +3,7 @@ import { TOPICS, toCloudEvent, type EventBatchResponse, type RejectedEvent } fro
 import { BusUnavailableError, type EventBus } from '@agent-warden/bus';
 import { AppError, principalOf, validationError, type Principal } from '@agent-warden/http';
 import type { RequestHandler } from 'express';
+import type { WardenMetrics } from '@agent-warden/observability';
 import type { AgentDirectory } from '../agent-directory';
 import type { IngestLimits } from '../config';
 import { validateBatch } from '../ingest/validate-batch';
@@ -15,15 +16,20 @@ import { validateBatch } from '../ingest/validate-batch';
  * are the client's and scoped by project downstream, so they need no check here (docs/decisions.md
  * "Ids are owned by a project"). When no event of the batch is valid the answer is a problem (400,
  * or 403 when every event names another project's agent or version) listing each offending path.
+ * Counts accepted events and rejected ones by reason code in `metrics` (`warden_events_accepted_total`,
+ * `warden_events_rejected_total`; a batch the log could not take counts as `event_log_unavailable`).
  */
 export function eventsRouter(deps: {
   auth: RequestHandler;
   bus: EventBus;
   agents: AgentDirectory;
   limits: IngestLimits;
+  metrics: WardenMetrics;
 }): Router {
+  const { accepted, rejected: rejectedEvents } = deps.metrics.events;
   const r = Router();
   r.post('/v1/events', deps.auth, async (req, res, next) => {
+    let publishing = 0;
     try {
       const principal: Principal = principalOf(req);
       const body = req.body as unknown;
@@ -36,12 +42,14 @@ export function eventsRouter(deps: {
         throw validationError('"events" is empty', [
           { path: 'events', message: 'must hold at least one event' },
         ]);
-      if (items.length > deps.limits.maxEventsPerBatch)
+      if (items.length > deps.limits.maxEventsPerBatch) {
+        rejectedEvents.inc({ reason: 'batch_too_large' }, items.length);
         throw new AppError(
           'batch_too_large',
           `batch holds ${items.length} events; the limit is ${deps.limits.maxEventsPerBatch}`,
           { errors: [{ path: 'events', message: `more than ${deps.limits.maxEventsPerBatch} items` }] },
         );
+      }
 
       const length = Number(req.headers['content-length']);
       const { valid, rejected } = validateBatch(
@@ -94,16 +102,22 @@ export function eventsRouter(deps: {
           });
       }
       rejected.sort((a, b) => a.index - b.index);
+      for (const x of rejected) rejectedEvents.inc({ reason: x.code });
 
       if (owned.length === 0) throw allRejected(rejected);
 
+      publishing = owned.length;
       await deps.bus.publish(
         TOPICS.agentEvents,
         owned.map((v) => ({ key: v.event.sessionId, value: toCloudEvent(principal.projectId, v.event) })),
       );
+      publishing = 0;
       const out: EventBatchResponse = { accepted: owned.length, rejected };
       res.status(202).json(out);
+      accepted.inc(owned.length);
     } catch (err) {
+      if (publishing > 0 && err instanceof BusUnavailableError)
+        rejectedEvents.inc({ reason: 'event_log_unavailable' }, publishing);
       next(
         err instanceof BusUnavailableError
           ? new AppError('event_log_unavailable', 'the event log cannot take the write now; retry', {
