@@ -67,9 +67,10 @@ describe('stack: restarts and outages', () => {
     await client.ready();
     let sending = true;
     let tracked = 0;
+    const ids: string[] = [];
     const sender = (async () => {
       while (sending) {
-        client.track('tick', { n: tracked });
+        ids.push(client.track('tick', { n: tracked }));
         tracked += 1;
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -104,6 +105,7 @@ describe('stack: restarts and outages', () => {
     await sender;
     await client.shutdown();
     const stats = client.stats();
+    expect(stats.queued).toBe(0);
     expect(stats.dropped).toBe(0);
     expect(stats.failed).toBe(0);
     expect(stats.retries).toBeGreaterThan(0);
@@ -115,9 +117,13 @@ describe('stack: restarts and outages', () => {
       });
       return r.body.events >= stats.sent ? r.body : undefined;
     }, 60_000);
+    // One answer is one snapshot (docs/decisions.md "The event counts are one snapshot").
     expect(stored.events).toBe(stats.sent);
     expect(stored.byType['agent.custom']).toBe(tracked);
     expect(stored.duplicates).toBe(0);
+    // Each tracked event, by its id, is in the database.
+    const rows = await stack.prisma.event.count({ where: { projectId: stack.projectId, id: { in: ids } } });
+    expect(rows).toBe(tracked);
   }, 300_000);
 
   test('Kafka stops while guard checks are answered; after it is back every answered evaluation is stored once', async () => {

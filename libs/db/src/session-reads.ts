@@ -92,7 +92,9 @@ export interface EventStats {
 
 /**
  * Counts of a project's stored events and guardrail evaluations, optionally restricted to some agent
- * versions (`agentVersionIds`, up to the caller's limit). Four aggregate queries run concurrently.
+ * versions (`agentVersionIds`, up to the caller's limit). One SQL statement, so every count is read
+ * from the same snapshot: `events` is the sum of `byType` and all of them describe one moment, also
+ * while the projector commits batches (docs/decisions.md "The event counts are one snapshot").
  */
 export async function eventStats(
   db: PrismaClient,
@@ -102,25 +104,33 @@ export async function eventStats(
   const vFilter = agentVersionIds
     ? Prisma.sql`AND agent_version_id = ANY(${[...agentVersionIds]}::uuid[])`
     : Prisma.empty;
-  const [counts, byType, dup, decisions] = await Promise.all([
-    db.$queryRaw<{ events: bigint; sessions: bigint }[]>`
-      SELECT count(*) AS events, count(DISTINCT session_id) AS sessions
-      FROM events WHERE project_id = ${projectId}::uuid ${vFilter}`,
-    db.$queryRaw<{ type: string; n: bigint }[]>`
-      SELECT type, count(*) AS n FROM events WHERE project_id = ${projectId}::uuid ${vFilter} GROUP BY type`,
-    db.$queryRaw<{ n: bigint }[]>`
-      SELECT coalesce(sum(c - 1), 0) AS n FROM (
-        SELECT count(*) AS c FROM events WHERE project_id = ${projectId}::uuid ${vFilter}
-        GROUP BY session_id, sequence HAVING count(*) > 1) d`,
-    db.$queryRaw<{ d: string; n: bigint }[]>`
-      SELECT policy_decision AS d, count(*) AS n FROM guardrail_evaluations
-      WHERE project_id = ${projectId}::uuid ${vFilter} GROUP BY policy_decision`,
-  ]);
+  const rows = await db.$queryRaw<
+    {
+      events: bigint;
+      sessions: bigint;
+      duplicates: bigint;
+      by_type: Record<string, number>;
+      decisions: Record<string, number>;
+    }[]
+  >`
+    SELECT c.events, c.sessions, d.duplicates, t.by_type, g.decisions
+    FROM (SELECT count(*) AS events, count(DISTINCT session_id) AS sessions
+          FROM events WHERE project_id = ${projectId}::uuid ${vFilter}) c,
+         (SELECT coalesce(sum(n - 1), 0)::bigint AS duplicates FROM (
+            SELECT count(*) AS n FROM events WHERE project_id = ${projectId}::uuid ${vFilter}
+            GROUP BY session_id, sequence HAVING count(*) > 1) x) d,
+         (SELECT coalesce(jsonb_object_agg(type, n), '{}'::jsonb) AS by_type FROM (
+            SELECT type, count(*) AS n FROM events WHERE project_id = ${projectId}::uuid ${vFilter}
+            GROUP BY type) x) t,
+         (SELECT coalesce(jsonb_object_agg(policy_decision, n), '{}'::jsonb) AS decisions FROM (
+            SELECT policy_decision, count(*) AS n FROM guardrail_evaluations
+            WHERE project_id = ${projectId}::uuid ${vFilter} GROUP BY policy_decision) x) g`;
+  const r = rows[0];
   return {
-    events: Number(counts[0]?.events ?? 0),
-    sessions: Number(counts[0]?.sessions ?? 0),
-    duplicates: Number(dup[0]?.n ?? 0),
-    byType: Object.fromEntries(byType.map((t) => [t.type, Number(t.n)])),
-    decisions: Object.fromEntries(decisions.map((t) => [t.d, Number(t.n)])),
+    events: Number(r?.events ?? 0),
+    sessions: Number(r?.sessions ?? 0),
+    duplicates: Number(r?.duplicates ?? 0),
+    byType: r?.by_type ?? {},
+    decisions: r?.decisions ?? {},
   };
 }
