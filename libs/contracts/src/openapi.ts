@@ -14,6 +14,7 @@ import { AgentEvent } from './events';
 import { invalid, json, jsonBody, problem } from './openapi-helpers';
 import { intelligencePaths } from './openapi-intelligence';
 import { peoplePaths } from './openapi-people';
+import { webhookPaths } from './openapi-webhooks';
 import {
   AgentDetailView,
   DecisionStatsQuery,
@@ -476,6 +477,7 @@ function documentObject(version: string): Parameters<typeof createDocument>[0] {
       ...policyPaths,
       ...peoplePaths,
       ...intelligencePaths,
+      ...webhookPaths,
       '/v1/openapi.json': {
         get: {
           summary: 'This document (OpenAPI 3.1)',

@@ -28,3 +28,4 @@ export * from './evaluations';
 export * from './scores';
 export { withProjectLock } from './policy-tx';
 export * from './version-comparison';
+export * from './webhooks';

@@ -22,6 +22,8 @@ export interface ProjectRow {
  * (test/projects.int.test.ts) checks that every table with a `project_id` column is listed.
  */
 export const PROJECT_TABLES = [
+  'webhook_deliveries',
+  'webhook_subscriptions',
   'recommendations',
   'session_intelligence',
   'approval_transitions',

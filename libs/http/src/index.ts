@@ -13,3 +13,4 @@ export * from './method-not-allowed';
 export * from './openapi';
 export * from './lifecycle';
 export * from './worker-health';
+export * from './webhook-signing';
