@@ -91,7 +91,8 @@ export function startWebhookWorker(deps: {
 }): Processor {
   const { db, logger, options: o } = deps;
   const batch = o.batch ?? 16;
-  const leaseMs = o.timeoutMs + 30_000;
+  // Longer than an attempt and its two writes; a worker that dies mid-attempt delays it by this much.
+  const leaseMs = 2 * o.timeoutMs + 10_000;
   let stopping = false;
   let wake: (() => void) | null = null;
   let lastSweep = 0;
