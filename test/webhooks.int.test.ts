@@ -37,7 +37,7 @@ async function startReceiver() {
       const headers = Object.fromEntries(
         Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : (v ?? '')]),
       );
-      let verified: unknown = null;
+      let verified: unknown;
       try {
         verified = new Webhook(secrets.get(path) ?? 'whsec_AAAA').verify(body, headers);
       } catch {

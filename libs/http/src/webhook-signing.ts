@@ -2,8 +2,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 
 /**
  * Webhook signing as the Standard Webhooks specification defines it
- * (https://www.standardwebhooks.com/, spec "Signature scheme"; docs/decisions.md "Webhooks follow
- * Standard Webhooks"): the signed content is `<webhook-id>.<webhook-timestamp>.<body>`, the key is
+ * (https://www.standardwebhooks.com/, spec "Signature scheme";
+ * docs/decisions.md "Webhooks follow Standard Webhooks"): the signed content is `<webhook-id>.<webhook-timestamp>.<body>`, the key is
  * the secret's bytes (the base64 after `whsec_`), the signature HMAC-SHA256 in base64, sent as
  * `webhook-signature: v1,<signature>`. Receivers verify with any Standard Webhooks library
  * (`standardwebhooks` on npm, Svix's) or these few lines.
