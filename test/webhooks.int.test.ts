@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { WardenClient } from '@agent-warden/client';
 import { newId } from '@agent-warden/contracts';
+import { pruneWebhookDeliveries } from '@agent-warden/db';
 import { call, waitFor } from './support/http';
 import { startTestStack, type ProjectorProcess, type TestStack } from './support/stack';
 
@@ -359,4 +360,27 @@ describe('webhook notifications', () => {
     expect(await deliveriesOf(slackSub.id)).toHaveLength(0);
     expect((await api('GET', `/v1/webhooks/${slackSub.id}/deliveries`)).status).toBe(404);
   }, 60_000);
+
+  test('the delivery log keeps pending deliveries and drops finished ones past the retention', async () => {
+    const rows = await deliveriesOf(jsonSub.id);
+    const delivered = rows.find((r) => r.status === 'delivered')!;
+    const old = new Date(Date.now() - 40 * 86_400_000);
+    const pending = await stack.prisma.webhookDelivery.create({
+      data: {
+        id: newId(),
+        projectId: stack.projectId,
+        subscriptionId: jsonSub.id,
+        eventId: newId(),
+        eventType: 'guard.blocked',
+        createdAt: old,
+        nextAttemptAt: new Date(Date.now() + 3_600_000),
+      },
+    });
+    await stack.prisma.webhookDelivery.update({ where: { id: delivered.id }, data: { createdAt: old } });
+    expect(await pruneWebhookDeliveries(stack.prisma, new Date(Date.now() - 30 * 86_400_000))).toBe(1);
+    const left = await deliveriesOf(jsonSub.id);
+    expect(left.map((r) => r.id)).not.toContain(delivered.id);
+    expect(left.map((r) => r.id)).toContain(pending.id);
+    expect(left).toHaveLength(rows.length);
+  });
 });

@@ -252,3 +252,16 @@ export async function projectsSubscribedTo(db: PrismaClient, eventType: WebhookE
   });
   return rows.map((r) => r.projectId);
 }
+
+/**
+ * Deletes delivered and failed deliveries created before `before`, at most `limit` a call (so a
+ * large backlog is removed in short statements). Pending ones are kept whatever their age.
+ * Returns how many were deleted.
+ */
+export async function pruneWebhookDeliveries(db: PrismaClient, before: Date, limit = 1000): Promise<number> {
+  return db.$executeRaw`
+    DELETE FROM "webhook_deliveries" WHERE "id" IN (
+      SELECT "id" FROM "webhook_deliveries"
+       WHERE "created_at" < ${before} AND "status" <> 'pending'
+       LIMIT ${limit})`;
+}

@@ -19,6 +19,7 @@ import { IntEnv } from '@agent-warden/config';
  * | `WARDEN_WEBHOOK_BACKOFF_MAX_MS` | 3600000 | longest wait between two webhook attempts |
  * | `WARDEN_WEBHOOK_TIMEOUT_MS` | 10000 | time limit of one webhook attempt |
  * | `WARDEN_WEBHOOK_POLL_MS` | 1000 | how often the webhook worker looks for due deliveries |
+ * | `WARDEN_WEBHOOK_LOG_DAYS` | 30 | delivered and failed webhook deliveries older than this are deleted |
  * | `WARDEN_PUBLIC_URL` | none | dashboard base URL, for the links in webhook bodies |
  * | `PORT` | 7404 | health/ready HTTP port (0 = none) |
  * | `LOG_LEVEL` | info | pino level |
@@ -32,6 +33,7 @@ export const WorkerEnv = z.object({
   WARDEN_WEBHOOK_BACKOFF_MAX_MS: IntEnv.min(0).default(3_600_000),
   WARDEN_WEBHOOK_TIMEOUT_MS: IntEnv.min(1).default(10_000),
   WARDEN_WEBHOOK_POLL_MS: IntEnv.min(10).default(1000),
+  WARDEN_WEBHOOK_LOG_DAYS: IntEnv.min(1).default(30),
   WARDEN_PUBLIC_URL: z.url().optional(),
 });
 export type WorkerEnv = z.infer<typeof WorkerEnv>;

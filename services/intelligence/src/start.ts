@@ -53,6 +53,7 @@ export async function startIntelligenceWorker(deps: {
       backoffMs: c.WARDEN_WEBHOOK_BACKOFF_MS,
       backoffMaxMs: c.WARDEN_WEBHOOK_BACKOFF_MAX_MS,
       timeoutMs: c.WARDEN_WEBHOOK_TIMEOUT_MS,
+      logDays: c.WARDEN_WEBHOOK_LOG_DAYS,
       publicUrl: c.WARDEN_PUBLIC_URL ?? null,
     },
   });

@@ -2,6 +2,7 @@ import {
   claimDueWebhookDeliveries,
   expireDueApprovals,
   projectsSubscribedTo,
+  pruneWebhookDeliveries,
   recordWebhookAttempt,
   saveWebhookPayload,
   webhookEventSource,
@@ -25,6 +26,8 @@ export interface WebhookWorkerOptions {
   backoffMaxMs: number;
   /** Time limit of one HTTP attempt (ms). */
   timeoutMs: number;
+  /** Delivered and failed deliveries are deleted this many days after their creation. */
+  logDays: number;
   /** Dashboard base URL for links in the bodies (`WARDEN_PUBLIC_URL`); null: no links. */
   publicUrl: string | null;
   /** Deliveries claimed (and sent concurrently) per poll. Default 16. */
@@ -81,7 +84,8 @@ async function post(
  * A 2xx is `delivered`; a network error, timeout, 408, 429 or 5xx is retried with exponential
  * backoff and jitter until `attempts`; any other answer, or the last attempt, is `failed`. Each
  * attempt is one structured log line (never the URL, which may hold a token, nor the secret).
- * It also applies due approval timeouts of projects subscribed to `approval.expired`.
+ * It also applies due approval timeouts of projects subscribed to `approval.expired` (every
+ * second at most), and deletes delivered and failed deliveries older than `logDays` (every minute).
  * Returns a {@link Processor}: `close()` stops polling and waits for the attempts in flight.
  */
 export function startWebhookWorker(deps: {
@@ -96,6 +100,7 @@ export function startWebhookWorker(deps: {
   let stopping = false;
   let wake: (() => void) | null = null;
   let lastSweep = 0;
+  let lastPrune = 0;
 
   const attemptOne = async ({ delivery: d, subscription: s }: ClaimedWebhookDelivery) => {
     const attempt = d.attempts + 1;
@@ -160,8 +165,16 @@ export function startWebhookWorker(deps: {
       await expireDueApprovals(db, projectId);
   };
 
+  const prune = async () => {
+    if (Date.now() - lastPrune < 60_000) return;
+    lastPrune = Date.now();
+    const n = await pruneWebhookDeliveries(db, new Date(Date.now() - o.logDays * 86_400_000));
+    if (n > 0) logger.info({ deleted: n, logDays: o.logDays }, 'webhook delivery log pruned');
+  };
+
   const tick = async (): Promise<boolean> => {
     await sweepTimeouts();
+    await prune();
     const claimed = await claimDueWebhookDeliveries(db, { limit: batch, leaseMs });
     await Promise.all(
       claimed.map((c) =>

@@ -50,6 +50,9 @@ CREATE UNIQUE INDEX "webhook_subscriptions_project_id_id_key" ON "webhook_subscr
 CREATE INDEX "webhook_deliveries_status_next_attempt_at_idx" ON "webhook_deliveries"("status", "next_attempt_at");
 
 -- CreateIndex
+CREATE INDEX "webhook_deliveries_created_at_idx" ON "webhook_deliveries"("created_at");
+
+-- CreateIndex
 CREATE INDEX "webhook_deliveries_project_id_subscription_id_created_at_idx" ON "webhook_deliveries"("project_id", "subscription_id", "created_at" DESC);
 
 -- CreateIndex
