@@ -34,6 +34,7 @@ export const WebhookUrl = z
   .string()
   .trim()
   .max(2048)
+  .regex(/^https?:\/\//i, 'must be an http(s) URL')
   .pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }));
 
 const EventTypes = z.array(WebhookEventType).min(1).max(WEBHOOK_EVENT_TYPES.length);
