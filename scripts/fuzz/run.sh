@@ -94,7 +94,7 @@ rc1=$?
 # 2. The operations on an id, with the seeded rows' ids bound, valid inputs only (a bound id
 # replaces whatever invalid id the negative mode meant to send, so run 1 covers those).
 args=(--checks "${checks%,negative_data_rejection}" --mode positive
-  --include-path-regex '\{(agentId|agentVersionId|sessionId|policyId|approvalId|keyId|userId)\}' "$@")
+  --include-path-regex '\{(agentId|agentVersionId|sessionId|policyId|approvalId|keyId|userId|webhookId)\}' "$@")
 fuzz seeded --config-file "$config"
 rc2=$?
 set -e

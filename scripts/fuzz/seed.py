@@ -96,6 +96,8 @@ def main() -> None:
         sys.exit(f"seed: events not all accepted: {stored}")
     spare_key = call(base, key, "POST", "/v1/api-keys", {"name": "fuzz spare", "scopes": ["read"]})
     users = call(base, key, "GET", "/v1/users")
+    # Nothing listens on port 9 (discard): its deliveries fail and are retried, as a dead receiver's are.
+    webhook = call(base, key, "POST", "/v1/webhooks", {"url": "http://127.0.0.1:9/fuzz", "eventTypes": ["guard.blocked"]})
     bindings = {
         "path.agentId": agent_id,
         "path.agentVersionId": version_id,
@@ -104,6 +106,7 @@ def main() -> None:
         "path.approvalId": decision["approval"]["id"],
         "path.keyId": spare_key["id"],
         "path.userId": users["items"][0]["id"],
+        "path.webhookId": webhook["id"],
     }
     print("[parameters]")
     for name, value in bindings.items():

@@ -30,3 +30,4 @@ export * from './auth';
 export * from './approvals-inbox';
 export * from './instruction-detector';
 export * from './version-comparison';
+export * from './webhooks';

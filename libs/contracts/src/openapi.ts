@@ -15,6 +15,7 @@ import { invalid, json, jsonBody, problem } from './openapi-helpers';
 import { intelligencePaths } from './openapi-intelligence';
 import { otlpPaths } from './openapi-otlp';
 import { peoplePaths } from './openapi-people';
+import { webhookPaths } from './openapi-webhooks';
 import {
   AgentDetailView,
   DecisionStatsQuery,
@@ -509,6 +510,7 @@ function documentObject(version: string): Parameters<typeof createDocument>[0] {
       ...peoplePaths,
       ...intelligencePaths,
       ...otlpPaths,
+      ...webhookPaths,
       '/v1/openapi.json': {
         get: {
           summary: 'This document (OpenAPI 3.1)',

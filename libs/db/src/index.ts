@@ -30,3 +30,4 @@ export * from './scores';
 export * from './llm-calls';
 export { withProjectLock } from './policy-tx';
 export * from './version-comparison';
+export * from './webhooks';

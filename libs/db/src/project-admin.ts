@@ -23,6 +23,8 @@ export interface ProjectRow {
  */
 export const PROJECT_TABLES = [
   'otlp_sequence_blocks',
+  'webhook_deliveries',
+  'webhook_subscriptions',
   'recommendations',
   'session_intelligence',
   'approval_transitions',

@@ -14,3 +14,4 @@ export * from './openapi';
 export * from './lifecycle';
 export * from './worker-health';
 export * from './metrics';
+export * from './webhook-signing';

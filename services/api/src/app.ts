@@ -25,6 +25,7 @@ import { recommendationsRouter } from './routes/recommendations';
 import { scoresRouter } from './routes/scores';
 import { dashboardRouter } from './routes/static';
 import { statsRouter } from './routes/stats';
+import { webhooksRouter } from './routes/webhooks';
 
 /** What the api's routes need. */
 export interface ApiDeps extends PeopleAuthOptions {
@@ -60,6 +61,7 @@ export function apiRoutes(deps: ApiDeps): Router {
   r.use(policiesRouter({ read, admin, db: deps.db, policyChanges: deps.policyChanges }));
   r.use(intelligenceRouter({ read, admin, db: deps.db, queue: deps.queue }));
   r.use(recommendationsRouter({ read, admin, db: deps.db }));
+  r.use(webhooksRouter({ admin, db: deps.db }));
   return r;
 }
 

@@ -19,6 +19,7 @@ const Approvals = lazy(() => import('./pages/Approvals'));
 const ApiKeys = lazy(() => import('./pages/ApiKeys'));
 const Users = lazy(() => import('./pages/Users'));
 const Projects = lazy(() => import('./pages/Projects'));
+const Webhooks = lazy(() => import('./pages/Webhooks'));
 
 /** The app: sign-in when signed out, else the shell with the pages. */
 export function App() {
@@ -58,6 +59,7 @@ export function App() {
             <Route path="/approvals" element={<Approvals />} />
             {admin && <Route path="/admin/keys" element={<ApiKeys />} />}
             {admin && <Route path="/admin/users" element={<Users />} />}
+            {admin && <Route path="/settings/webhooks" element={<Webhooks />} />}
             <Route path="/settings/projects" element={<Projects />} />
             <Route
               path="*"
@@ -153,6 +155,11 @@ function Nav() {
       <NavLink className={link} to="/settings/projects">
         Projects
       </NavLink>
+      {can(user?.role, 'admin') && (
+        <NavLink className={link} to="/settings/webhooks">
+          Webhooks
+        </NavLink>
+      )}
       <div className="nav-foot">
         <div className="who" title={user?.email}>
           <div>{user?.name || user?.email}</div>

@@ -7,3 +7,4 @@ export { IntelligenceConfig, WorkerEnv } from './config';
 export { analyseAndStore, type AnalysisOutcome } from './analyse-session';
 export { checkReadiness, type ReadinessVerdict } from './readiness';
 export { processSessionReady } from './queues/session-ready.processor';
+export { startWebhookWorker, type WebhookWorkerOptions } from './webhooks/worker';

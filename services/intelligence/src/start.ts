@@ -4,20 +4,27 @@ import { startHealthServer, startMetricsServer, stopWithin } from '@agent-warden
 import { createNarrator, type NarratorConfig } from '@agent-warden/intelligence';
 import { createLogger, createMetrics, type Logger } from '@agent-warden/observability';
 import { BullMqJobQueue, type JobQueue, type Processor } from '@agent-warden/queue';
-import type { IntelligenceConfig, WorkerEnv } from './config';
+import { WorkerEnv, type IntelligenceConfig } from './config';
 import { processSessionReady } from './queues/session-ready.processor';
+import { startWebhookWorker } from './webhooks/worker';
 
 /**
  * Registers the intelligence worker on an existing queue (the stack's BullMQ queue, or the
  * standalone in-process one): the `session-ready` processor with the configured concurrency,
  * attempts and backoff, and the LLM narrator when `narrator` config enables it (`OPENAI_API_KEY` or
- * `OPENAI_BASE_URL` set). Returns the processor; close it before the queue.
+ * `OPENAI_BASE_URL` set), and the webhook worker that works off `webhook_deliveries`
+ * (docs/operations.md#notifications). Returns one processor for both; close it before the queue.
  */
 export async function startIntelligenceWorker(deps: {
   db: PrismaClient;
   queue: JobQueue;
   logger: Logger;
-  config: WorkerEnv;
+  /** The `WARDEN_WEBHOOK_*` / `WARDEN_PUBLIC_URL` fields may be left out (their defaults apply). */
+  config: Pick<
+    WorkerEnv,
+    'WARDEN_INTELLIGENCE_CONCURRENCY' | 'WARDEN_INTELLIGENCE_ATTEMPTS' | 'WARDEN_INTELLIGENCE_BACKOFF_MS'
+  > &
+    Partial<WorkerEnv>;
   narrator?: NarratorConfig;
 }): Promise<Processor> {
   const narrator = deps.narrator ? createNarrator(deps.narrator, deps.logger) : null;
@@ -28,7 +35,7 @@ export async function startIntelligenceWorker(deps: {
     },
     'intelligence worker processing',
   );
-  return processSessionReady(
+  const sessions = await processSessionReady(
     deps.queue,
     { db: deps.db, logger: deps.logger, narrator },
     {
@@ -37,6 +44,21 @@ export async function startIntelligenceWorker(deps: {
       backoffMs: deps.config.WARDEN_INTELLIGENCE_BACKOFF_MS,
     },
   );
+  const c: WorkerEnv = { ...WorkerEnv.parse({}), ...deps.config };
+  const webhooks = startWebhookWorker({
+    db: deps.db,
+    logger: deps.logger.child({ component: 'webhooks' }),
+    options: {
+      pollMs: c.WARDEN_WEBHOOK_POLL_MS,
+      attempts: c.WARDEN_WEBHOOK_ATTEMPTS,
+      backoffMs: c.WARDEN_WEBHOOK_BACKOFF_MS,
+      backoffMaxMs: c.WARDEN_WEBHOOK_BACKOFF_MAX_MS,
+      timeoutMs: c.WARDEN_WEBHOOK_TIMEOUT_MS,
+      logDays: c.WARDEN_WEBHOOK_LOG_DAYS,
+      publicUrl: c.WARDEN_PUBLIC_URL ?? null,
+    },
+  });
+  return { close: () => Promise.all([sessions.close(), webhooks.close()]).then(() => undefined) };
 }
 
 /** A running intelligence worker. */

@@ -22,6 +22,7 @@ import { ReadinessEnv } from '@agent-warden/projector';
  * | `WARDEN_SESSION_QUIET_MS` / `WARDEN_SESSION_ENDED_DELAY_MS` | 60000 / 2000 | session readiness (services/projector README) |
  * | `WARDEN_INTELLIGENCE_CONCURRENCY` / `_ATTEMPTS` / `_BACKOFF_MS` | 2 / 5 / 2000 | intelligence worker (services/intelligence README) |
  * | `WARDEN_LLM_PRICES_FILE` | — | JSON price file extending / overriding the default LLM prices (docs/architecture.md#llm-calls); invalid: the start fails |
+ * | `WARDEN_WEBHOOK_*`, `WARDEN_PUBLIC_URL` | see services/intelligence README | webhook worker (docs/operations.md#notifications) |
  * | `WARDEN_JWT_SECRET` | made once in `<WARDEN_DATA_DIR>/jwt-secret` (0600) | HS256 key of people's session cookie |
  * | `WARDEN_COOKIE_SECURE` / `WARDEN_INIT_ADMIN_EMAIL` / `WARDEN_INIT_ADMIN_PASSWORD` | auto / — / — | as in services/api |
  * | `LOG_LEVEL` | info | pino level |

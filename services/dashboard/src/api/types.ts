@@ -5,6 +5,8 @@
  * agreed API contract, with every field the page does not strictly need left optional.
  */
 import type {
+  WebhookDeliveryView,
+  WebhookSubscriptionView,
   AgentView,
   AgentVersionView,
   ApprovalInboxItem,
@@ -112,3 +114,7 @@ export type VersionComparison = VersionComparisonView;
 
 /** A row of the sessions list (with its blocks and pending approvals). */
 export type SessionRow = SessionListItem;
+
+/** A webhook subscription (never its secret) and a row of its delivery log (docs/operations.md#notifications). */
+export type WebhookSubscription = WebhookSubscriptionView;
+export type WebhookDelivery = WebhookDeliveryView;
