@@ -19,8 +19,9 @@ const common = {
   // like our own sources (swc rewrites `import.meta.url`). So are the Vercel AI SDK (`ai`, test-only:
   // clients/typescript/test/ai-sdk*.test.ts) and the ES modules it loads (`@ai-sdk/*`, `@workflow/*`,
   // `@vercel/*`, `@standard-schema/*`, `eventsource-parser`, `zod/v4` files), and `@opentelemetry/otlp-exporter-base` (tests only: see `transform`).
+  // (`otlp-exporter-base` may sit nested under an exporter's own node_modules: matched anywhere in the path.)
   transformIgnorePatterns: [
-    '/node_modules/(?!(@platformatic|ai|@ai-sdk|@standard-schema|@workflow|@vercel|eventsource-parser|zod)/|@opentelemetry/otlp-exporter-base/)',
+    '^(?!.*/@opentelemetry/otlp-exporter-base/).*/node_modules/(?!(@platformatic|ai|@ai-sdk|@standard-schema|@workflow|@vercel|eventsource-parser|zod)/)',
   ],
   // The client's package.json points at its build (dist/, for users); in the monorepo its sources
   // are used, as in tsconfig.base.json "paths" (docs/decisions.md "The TypeScript client ships as a bundle").

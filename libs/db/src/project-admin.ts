@@ -30,6 +30,7 @@ export const PROJECT_TABLES = [
   'approval_transitions',
   'approvals',
   'scores',
+  'llm_calls',
   'guardrail_evaluations',
   'events',
   'runs',
