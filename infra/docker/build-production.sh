@@ -14,9 +14,11 @@ if [[ ! -d libs/db/src/generated ]]; then
 fi
 [[ -f services/dashboard/dist/index.html ]] || npm run --silent build -w services/dashboard
 node scripts/build-js.mjs
+# The clients are published packages of their own, not part of the services: out of the workspaces
+# before the prune, so what only they need (tsx for mcp-guard's bin, the MCP SDK…) goes too.
+node -e "const fs=require('fs');const p=JSON.parse(fs.readFileSync('package.json','utf8'));p.workspaces=p.workspaces.filter((w)=>!w.startsWith('clients/'));fs.writeFileSync('package.json',JSON.stringify(p,null,2)+'\\n')"
 npm prune --omit=dev --no-audit --no-fund
 find libs services -name node_modules -prune -o -name '*.ts' ! -name '*.d.ts' -type f -print0 |
   xargs -0 rm -f
-# The clients are published packages of their own (clients/*/README.md), not part of the services.
 rm -rf test bench scripts/efficacy scripts/fuzz clients examples docs services/dashboard/src
 echo "build-production: done"
