@@ -28,3 +28,4 @@ export * from './auth';
 export * from './approvals-inbox';
 export * from './instruction-detector';
 export * from './version-comparison';
+export * from './data-lifecycle';

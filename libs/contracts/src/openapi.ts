@@ -14,6 +14,7 @@ import { AgentEvent } from './events';
 import { invalid, json, jsonBody, problem } from './openapi-helpers';
 import { intelligencePaths } from './openapi-intelligence';
 import { peoplePaths } from './openapi-people';
+import { agentDeleteOperation, dataLifecyclePaths, sessionDeleteOperation } from './openapi-data-lifecycle';
 import {
   AgentDetailView,
   DecisionStatsQuery,
@@ -76,6 +77,7 @@ const dashboardPaths = {
       requestParams: { path: z.object({ agentId: Uuid }) },
       responses: { '200': json(AgentDetailView, 'The agent'), ...common, '404': problem('Unknown agent') },
     },
+    delete: agentDeleteOperation,
   },
   '/v1/agents/{agentId}/compare': {
     get: {
@@ -398,6 +400,7 @@ function documentObject(version: string): Parameters<typeof createDocument>[0] {
             '404': problem('Unknown session'),
           },
         },
+        delete: sessionDeleteOperation,
       },
       '/v1/sessions/{sessionId}/events': {
         get: {
@@ -476,6 +479,7 @@ function documentObject(version: string): Parameters<typeof createDocument>[0] {
       ...policyPaths,
       ...peoplePaths,
       ...intelligencePaths,
+      ...dataLifecyclePaths,
       '/v1/openapi.json': {
         get: {
           summary: 'This document (OpenAPI 3.1)',

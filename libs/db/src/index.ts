@@ -28,3 +28,5 @@ export * from './evaluations';
 export * from './scores';
 export { withProjectLock } from './policy-tx';
 export * from './version-comparison';
+export * from './telemetry-deletion';
+export * from './retention';
