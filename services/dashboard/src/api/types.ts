@@ -36,6 +36,7 @@ import type {
   SessionIntelligenceView,
   SessionView,
   EventStatsView,
+  RetentionView,
 } from '@agent-warden/contracts';
 import type { z } from 'zod';
 
@@ -58,6 +59,8 @@ export type ApprovalTransition = ApprovalTransitionView;
 export type Score = ScoreView;
 /** The body of `POST /v1/sessions/{id}/scores`. */
 export type ScoreInput = z.input<typeof ScoreRequest>;
+/** A project's retention window (days, null: forever) and the retention job's last run. */
+export type Retention = RetentionView;
 export type EventStats = z.infer<typeof EventStatsView>;
 export type Dry = z.infer<typeof DryRunResponse>;
 export type Backtest = BacktestResponse;
