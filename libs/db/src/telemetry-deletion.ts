@@ -58,6 +58,10 @@ export async function deleteSessionsInTx(
   if (sessionIds.length === 0) return out;
   const p = Prisma.sql`${projectId}::uuid`;
   const ids = Prisma.sql`${[...sessionIds]}::uuid[]`;
+  // Lock the sessions first: a concurrent write of a row that references one (a run, a score, an
+  // intelligence version) waits for this transaction and then fails its foreign key, instead of
+  // this DELETE failing on a row committed in between.
+  await tx.$queryRaw`SELECT id FROM sessions WHERE project_id = ${p} AND id = ANY(${ids}) ORDER BY id FOR UPDATE`;
   out.recommendations = await tx.$executeRaw`
     DELETE FROM recommendations WHERE project_id = ${p} AND session_id = ANY(${ids})`;
   out.session_intelligence = await tx.$executeRaw`
