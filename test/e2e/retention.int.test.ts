@@ -12,7 +12,7 @@ import { signedInPage, startDashboardStack, type DashboardStack } from './suppor
  * as a project admin uses it in headless Chromium against `npm start`'s process: they set 30 days,
  * run the job, see how many sessions it deleted, and the database holds the setting, its audit
  * record, and no more of the session whose events were 40 days old; clearing the field keeps
- * everything again. Screenshots go to `.artifacts/screenshots/` (git-ignored).
+ * everything again. On a session's page they export it as NDJSON and delete it. Screenshots go to `.artifacts/screenshots/` (git-ignored).
  */
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -87,5 +87,42 @@ test('a project admin sets the retention window, runs it, and the old session is
   await settings.getByRole('button', { name: 'Save retention' }).click();
   await waitFor(
     async () => (await prisma.project.findFirst({ select: { retentionDays: true } }))?.retentionDays === null,
+  );
+});
+
+test('a project admin exports a session as NDJSON and deletes it from its page', async () => {
+  const sessionId = await sendSession(Date.now() - 60_000);
+  const stored = await prisma.event.findMany({
+    where: { sessionId },
+    orderBy: [{ sequence: 'asc' }, { id: 'asc' }],
+    select: { id: true },
+  });
+  await page.goto(`${warden.url}/sessions/${sessionId}`);
+  const link = page.getByRole('link', { name: 'Export NDJSON' });
+  await link.waitFor();
+  // The link works with the person's cookie: the session line, then its events in replay order.
+  const res = await page.request.get(warden.url + (await link.getAttribute('href'))!);
+  expect(res.headers()['content-type']).toMatch(/^application\/x-ndjson/);
+  const lines = (await res.text())
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { kind: string; session?: { id: string }; event?: { id: string } });
+  expect(lines[0]).toMatchObject({ kind: 'session', session: { id: sessionId } });
+  expect(lines.slice(1).map((l) => l.event!.id)).toEqual(stored.map((e) => e.id));
+
+  page.once('dialog', (d) => void d.accept());
+  await page.getByRole('button', { name: 'Delete session' }).click();
+  await page.waitForURL(/\/sessions$/);
+  expect(await prisma.session.count({ where: { id: sessionId } })).toBe(0);
+  expect(await prisma.event.count({ where: { sessionId } })).toBe(0);
+  expect(
+    await prisma.auditLog.count({
+      where: { action: 'session.deleted', entityId: sessionId, actor: `user:${ADMIN.email}` },
+    }),
+  ).toBe(1);
+  // The sessions list links the export of what it shows (its filters).
+  await page.getByRole('heading', { name: 'Sessions', exact: true }).waitFor();
+  expect(await page.getByRole('link', { name: 'Export NDJSON' }).getAttribute('href')).toBe(
+    '/v1/sessions/export',
   );
 });

@@ -6,6 +6,7 @@ import type { SessionDetail } from '../api/types';
 import { IntelligencePanel } from '../components/IntelligencePanel';
 import { Replay } from '../components/Replay';
 import { ScoresPanel } from '../components/ScoresPanel';
+import { SessionActions } from '../components/SessionActions';
 import { Badge, ErrorBox, Loading, StatusBadge } from '../components/ui';
 import { dateTime, duration, num } from '../lib/format';
 import { buildTimeline } from '../lib/timeline';
@@ -87,6 +88,7 @@ export default function SessionPage() {
           <span>{num(s.eventCount)} events</span>
           <span>{s.runs.length} runs</span>
           {s.missingSequences > 0 && <Badge tone="warn">{s.missingSequences} lost</Badge>}
+          <SessionActions sessionId={s.id} />
         </div>
       </header>
       <div className="session-body">
