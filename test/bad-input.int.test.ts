@@ -500,7 +500,7 @@ describe('gateway: bad input', () => {
       [stack.gatewayUrl, 'GET', '/v1/agents/identify', 'POST'],
       [stack.apiUrl, 'DELETE', '/v1/sessions', 'GET, HEAD'],
       [stack.apiUrl, 'PUT', '/v1/policies/backtest', 'POST'],
-      [stack.apiUrl, 'POST', `/v1/sessions/${newId()}`, 'GET, HEAD'],
+      [stack.apiUrl, 'POST', `/v1/sessions/${newId()}`, 'DELETE, GET, HEAD'],
     ];
     for (const [url, method, path, allow] of cases) {
       const r = await call(url, method, path, { apiKey: stack.apiKey });

@@ -114,6 +114,8 @@ export async function startTestStack(
       KAFKA_TOPIC_PREFIX: topicPrefix,
       WARDEN_QUEUE_PREFIX: queuePrefix,
       WARDEN_JWT_SECRET: `test-session-secret-${randomSuffix()}${randomSuffix()}${randomSuffix()}`,
+      // No periodic retention pass in the middle of a test: retention tests run the job themselves.
+      WARDEN_RETENTION_INTERVAL_MS: 0,
     },
     silentLogger(),
   );

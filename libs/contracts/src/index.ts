@@ -31,3 +31,4 @@ export * from './approvals-inbox';
 export * from './instruction-detector';
 export * from './version-comparison';
 export * from './webhooks';
+export * from './data-lifecycle';

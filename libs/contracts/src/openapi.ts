@@ -16,6 +16,7 @@ import { intelligencePaths } from './openapi-intelligence';
 import { otlpPaths } from './openapi-otlp';
 import { peoplePaths } from './openapi-people';
 import { webhookPaths } from './openapi-webhooks';
+import { agentDeleteOperation, dataLifecyclePaths, sessionDeleteOperation } from './openapi-data-lifecycle';
 import {
   AgentDetailView,
   DecisionStatsQuery,
@@ -79,6 +80,7 @@ const dashboardPaths = {
       requestParams: { path: z.object({ agentId: Uuid }) },
       responses: { '200': json(AgentDetailView, 'The agent'), ...common, '404': problem('Unknown agent') },
     },
+    delete: agentDeleteOperation,
   },
   '/v1/agents/{agentId}/compare': {
     get: {
@@ -419,6 +421,7 @@ function documentObject(version: string): Parameters<typeof createDocument>[0] {
             '404': problem('Unknown session'),
           },
         },
+        delete: sessionDeleteOperation,
       },
       '/v1/sessions/{sessionId}/events': {
         get: {
@@ -511,6 +514,7 @@ function documentObject(version: string): Parameters<typeof createDocument>[0] {
       ...intelligencePaths,
       ...otlpPaths,
       ...webhookPaths,
+      ...dataLifecyclePaths,
       '/v1/openapi.json': {
         get: {
           summary: 'This document (OpenAPI 3.1)',

@@ -11,6 +11,15 @@ export const QUEUES = {
    */
   sessionReady: 'session-ready',
 } as const;
+
+/**
+ * Debounce key of a session's `session-ready` job (`<projectId>:<sessionId>`): the projector
+ * schedules with it, and a deletion drops the pending job by it.
+ */
+export function sessionReadyKey(projectId: string, sessionId: string): string {
+  return `${projectId}:${sessionId}`;
+}
+
 export type QueueKey = keyof typeof QUEUES;
 /** The name of a job queue, e.g. `'session-ready'`. */
 export type QueueName = (typeof QUEUES)[QueueKey];

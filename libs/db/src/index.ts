@@ -31,3 +31,5 @@ export * from './llm-calls';
 export { withProjectLock } from './policy-tx';
 export * from './version-comparison';
 export * from './webhooks';
+export * from './telemetry-deletion';
+export * from './retention';

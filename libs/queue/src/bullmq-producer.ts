@@ -66,6 +66,25 @@ export class BullMqProducer {
     return job.id!;
   }
 
+  /**
+   * Removes the delayed job that holds `debounceKey` (BullMQ's deduplication id) and frees the key.
+   * A job that is no longer delayed is left alone; `Job.remove` refuses a locked (active) job.
+   */
+  async dropPending(name: QueueName, debounceKey: string): Promise<boolean> {
+    const queue = this.queue(name);
+    try {
+      const jobId = await queue.getDeduplicationJobId(debounceKey);
+      if (!jobId) return false;
+      const job = await queue.getJob(jobId);
+      if (!job || (await job.getState()) !== 'delayed') return false;
+      await job.remove();
+      await queue.removeDeduplicationKey(debounceKey);
+      return true;
+    } catch (err) {
+      throw new QueueUnavailableError(`cannot drop the pending ${name} job`, { cause: err });
+    }
+  }
+
   async counts(name: QueueName): Promise<QueueCounts> {
     const c = await this.queue(name).getJobCounts('waiting', 'delayed', 'active', 'completed', 'failed');
     return {

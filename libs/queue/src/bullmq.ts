@@ -92,6 +92,10 @@ export class BullMqJobQueue implements JobQueue {
     return tracked;
   }
 
+  async dropPending(name: QueueName, debounceKey: string): Promise<boolean> {
+    return this.producer().dropPending(name, debounceKey);
+  }
+
   async counts(name: QueueName): Promise<QueueCounts> {
     return this.producer().counts(name);
   }

@@ -121,6 +121,17 @@ export class InMemoryJobQueue implements JobQueue {
     return job.id;
   }
 
+  async dropPending(name: QueueName, debounceKey: string): Promise<boolean> {
+    if (this.closed) throw new QueueUnavailableError('queue is closed');
+    const slot = this.slot(name);
+    const pending = slot.debounced.get(debounceKey);
+    if (!pending || pending.state !== 'delayed') return false;
+    clearTimeout(pending.timer);
+    slot.jobs.delete(pending.id);
+    slot.debounced.delete(debounceKey);
+    return true;
+  }
+
   async process<N extends QueueName>(
     name: N,
     handler: JobHandler<N>,

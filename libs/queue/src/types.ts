@@ -100,6 +100,14 @@ export interface JobQueue {
    * @throws QueueUnavailableError when the queue is closed
    */
   process<N extends QueueName>(name: N, handler: JobHandler<N>, options?: ProcessOptions): Promise<Processor>;
+  /**
+   * Removes the job of `name` still waiting out its delay under `debounceKey` (see
+   * {@link EnqueueOptions.debounceKey}), e.g. the intelligence of a session that was just deleted.
+   * A job already due, running or retrying is left alone (its handler must cope with the missing
+   * data). Resolves true when a job was removed.
+   * @throws QueueUnavailableError when the queue is closed or its store cannot be reached (retriable)
+   */
+  dropPending(name: QueueName, debounceKey: string): Promise<boolean>;
   /** Jobs of `name` by state. */
   counts(name: QueueName): Promise<QueueCounts>;
   /** The most recent failed jobs of `name` (newest first, at most `limit`) with their errors. */

@@ -126,6 +126,22 @@ export function describeJobQueueContract(label: string, factory: () => Promise<Q
       expect(new Set(calls.map((c) => c.job.id)).size).toBe(2);
     });
 
+    it('drops the job still waiting out its delay under a debounce key, and only that one', async () => {
+      await queue.process(Q, record);
+      await queue.enqueue(Q, payload('s-a', 'quiet'), { delayMs: 300, debounceKey: 'proj-1:s-a' });
+      await queue.enqueue(Q, payload('s-b', 'quiet'), { delayMs: 300, debounceKey: 'proj-1:s-b' });
+      expect(await queue.dropPending(Q, 'proj-1:s-a')).toBe(true);
+      expect(await queue.dropPending(Q, 'proj-1:s-a')).toBe(false);
+      expect(await queue.dropPending(Q, 'proj-1:unknown')).toBe(false);
+      await waitFor(() => calls.length === 1, 3_000, 'the job that stayed');
+      await sleep(400);
+      expect(calls.map((c) => c.payload.sessionId)).toEqual(['s-b']);
+      // The key is free again: a new enqueue schedules a new job.
+      await queue.enqueue(Q, payload('s-a', 'late_event'), { delayMs: 50, debounceKey: 'proj-1:s-a' });
+      await waitFor(() => calls.length === 2, 3_000, 'the new job of the dropped key');
+      expect(calls[1]!.payload).toEqual(payload('s-a', 'late_event'));
+    });
+
     it('schedules a new job when the key is enqueued again while its job is running', async () => {
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));

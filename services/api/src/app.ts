@@ -20,7 +20,10 @@ import { policiesRouter } from './routes/policies';
 import { agentsRouter } from './routes/agents';
 import { compareRouter } from './routes/compare';
 import { llmRouter } from './routes/llm';
+import { deletionRouter } from './routes/deletion';
+import { exportRouter } from './routes/export';
 import { readRouter } from './routes/read';
+import { retentionRouter } from './routes/retention';
 import { recommendationsRouter } from './routes/recommendations';
 import { scoresRouter } from './routes/scores';
 import { dashboardRouter } from './routes/static';
@@ -47,11 +50,15 @@ export interface ApiDeps extends PeopleAuthOptions {
 /** The api's `/v1` routes (read API, approvals, policies), to mount on the api or the standalone app. */
 export function apiRoutes(deps: ApiDeps): Router {
   const auth = createApiAuth(deps.db, deps);
-  const { read, admin, approve } = auth;
+  const { read, admin, approve, projectRead, projectAdmin } = auth;
   const r = Router();
   r.use(methodGuard); // 405 / OPTIONS for the whole app before a templated route takes a literal path
   for (const people of peopleRoutes({ ...deps, auth })) r.use(people);
+  // Before the read router: `/v1/sessions/export` is not a session id.
+  r.use(exportRouter({ auth: read, db: deps.db }));
   r.use(readRouter({ auth: read, db: deps.db }));
+  r.use(deletionRouter({ admin, projectAdmin, db: deps.db, queue: deps.queue, logger: deps.logger }));
+  r.use(retentionRouter({ projectRead, projectAdmin, db: deps.db }));
   r.use(scoresRouter({ read, approve, db: deps.db }));
   r.use(agentsRouter({ auth: read, db: deps.db }));
   r.use(compareRouter({ auth: read, db: deps.db }));

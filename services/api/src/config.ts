@@ -19,6 +19,7 @@ import { DashboardEnv } from './routes/static';
  * | `WARDEN_DASHBOARD_DIR` | services/dashboard/dist | dashboard build served at `/` |
  * | `WARDEN_JWT_SECRET` | (required) | HS256 key of people's session cookie, ≥ 32 characters (`openssl rand -base64 48`) |
  * | `WARDEN_COOKIE_SECURE` | auto | `Secure` on the session cookie: `auto` (when the request came over https), `true`, `false` |
+ * | `WARDEN_RETENTION_INTERVAL_MS` | 3600000 | time between two passes of the retention job (docs/operations.md#retention-and-deletion); 0 turns the job off in this process |
  * | `WARDEN_INIT_ADMIN_EMAIL` / `WARDEN_INIT_ADMIN_PASSWORD` | — | first admin, ensured at start; without them a project with no user gets `admin@localhost` with a random password, written to `<WARDEN_DATA_DIR>/first-start-secrets.env` |
  */
 /** Sign-in settings shared by the api and the standalone service (the secret is optional there). */
@@ -47,6 +48,7 @@ export const ApiConfig = z.object({
   KAFKA_BROKERS: ListEnv.pipe(z.array(z.string()).min(1)).optional(),
   KAFKA_TOPIC_PREFIX: z.string().default(''),
   WARDEN_QUEUE_PREFIX: z.string().min(1).default('warden'),
+  WARDEN_RETENTION_INTERVAL_MS: IntEnv.min(0).optional(),
   ...PeopleEnv.shape,
 });
 export type ApiConfig = z.infer<typeof ApiConfig>;

@@ -10,6 +10,7 @@ import { bootstrapProject } from './bootstrap';
 import { assertSecretsDirWritable, handOverFirstStartSecrets } from './first-start-secrets';
 import { initAdminOf, type ApiConfig } from './config';
 import { BusPolicyChangeNotifier } from './policy-changes';
+import { startRetentionSweeper } from './retention-sweeper';
 
 /** Starts the api (stack mode). Returns its URL and a graceful stop. */
 export async function start(
@@ -69,6 +70,15 @@ export async function start(
     [openApiRouter()],
   );
   const server = await listen(app, config.PORT);
+  const retentionIntervalMs = config.WARDEN_RETENTION_INTERVAL_MS ?? 3_600_000;
+  const retention =
+    retentionIntervalMs > 0
+      ? startRetentionSweeper({
+          db,
+          logger: logger.child({ component: 'retention' }),
+          intervalMs: retentionIntervalMs,
+        })
+      : undefined;
   logger.info({ port: server.port }, 'api listening');
   return {
     url: server.url,
@@ -76,6 +86,7 @@ export async function start(
     stop: async () => {
       ready = false;
       stopping.abort(); // ends the approval streams, so close() does not wait on them
+      await retention?.stop();
       await server.close();
       await queue?.close();
       await bus?.close();

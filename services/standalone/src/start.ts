@@ -2,6 +2,7 @@ import path from 'node:path';
 import express from 'express';
 import {
   apiRoutes,
+  startRetentionSweeper,
   assertSecretsDirWritable,
   bootstrapProject,
   dashboardRouter,
@@ -167,6 +168,12 @@ export async function start(
   app.use(notFoundHandler);
   app.use(problemHandler(logger));
   const server = await listen(app, config.PORT, config.HOST);
+  // Retention as in the stack's api (docs/operations.md#retention-and-deletion): hourly.
+  const retention = startRetentionSweeper({
+    db,
+    logger: logger.child({ component: 'retention' }),
+    intervalMs: 3_600_000,
+  });
   logger.info(
     { url: server.url, dataDir: embedded ? config.WARDEN_DATA_DIR : undefined },
     'agent warden listening',
@@ -184,6 +191,7 @@ export async function start(
     stop: async () => {
       ready = false;
       stopping.abort(); // ends the approval streams
+      await retention.stop();
       await server.close();
       policies.stop();
       await projection.stop();

@@ -42,6 +42,7 @@ import type {
   LlmCallView,
   LlmTotalsView,
   LlmUsageView,
+  RetentionView,
 } from '@agent-warden/contracts';
 import type { z } from 'zod';
 
@@ -64,6 +65,8 @@ export type ApprovalTransition = ApprovalTransitionView;
 export type Score = ScoreView;
 /** The body of `POST /v1/sessions/{id}/scores`. */
 export type ScoreInput = z.input<typeof ScoreRequest>;
+/** A project's retention window (days, null: forever) and the retention job's last run. */
+export type Retention = RetentionView;
 export type EventStats = z.infer<typeof EventStatsView>;
 /** One stored LLM call (`GET /v1/sessions/{id}/llm-calls`, docs/architecture.md#llm-calls). */
 export type LlmCall = LlmCallView;

@@ -6,6 +6,7 @@ import type { AuthSession, Project } from '../api/types';
 import { Badge, EmptyState, ErrorBox, PageHeader, Tabs } from '../components/ui';
 import { dateTime } from '../lib/format';
 import ApiKeys from './ApiKeys';
+import ProjectRetention from './ProjectRetention';
 import Users from './Users';
 
 /**
@@ -123,7 +124,7 @@ export default function Projects() {
   );
 }
 
-/** Settings of one project its admin sees: rename, members, API keys, delete. */
+/** Settings of one project its admin sees: rename, members, API keys, retention, delete. */
 function ProjectAdmin({
   project,
   onRenamed,
@@ -135,7 +136,7 @@ function ProjectAdmin({
   onDelete: () => void;
   deleting: boolean;
 }) {
-  const [tab, setTab] = useState<'members' | 'keys'>('members');
+  const [tab, setTab] = useState<'members' | 'keys' | 'retention'>('members');
   const [name, setName] = useState(project.name);
   const rename = useMutation({
     mutationFn: () => api<Project>(`/v1/projects/${project.id}`, { method: 'PATCH', body: { name } }),
@@ -177,14 +178,17 @@ function ProjectAdmin({
         tabs={[
           { id: 'members', label: 'Members' },
           { id: 'keys', label: 'API keys' },
+          { id: 'retention', label: 'Retention' },
         ]}
         value={tab}
         onChange={setTab}
       />
       {tab === 'members' ? (
         <Users projectId={project.id} embedded />
-      ) : (
+      ) : tab === 'keys' ? (
         <ApiKeys projectId={project.id} embedded />
+      ) : (
+        <ProjectRetention projectId={project.id} />
       )}
     </section>
   );

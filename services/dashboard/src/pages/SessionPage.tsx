@@ -7,6 +7,7 @@ import { IntelligencePanel } from '../components/IntelligencePanel';
 import { LlmCallsPanel } from '../components/LlmCallsPanel';
 import { Replay } from '../components/Replay';
 import { ScoresPanel } from '../components/ScoresPanel';
+import { SessionActions } from '../components/SessionActions';
 import { Badge, ErrorBox, Loading, StatusBadge } from '../components/ui';
 import { dateTime, duration, num } from '../lib/format';
 import { tokens, usd } from '../lib/llm';
@@ -106,6 +107,7 @@ export default function SessionPage() {
           )}
           <span>{s.runs.length} runs</span>
           {s.missingSequences > 0 && <Badge tone="warn">{s.missingSequences} lost</Badge>}
+          <SessionActions sessionId={s.id} />
         </div>
       </header>
       <div className="session-body">

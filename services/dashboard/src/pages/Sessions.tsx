@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { withQuery } from '../api/client';
 import type { SessionRow } from '../api/types';
 import { AgentSelect, ChoiceSelect, ClearFilters, TimeRangeInputs } from '../components/Filters';
 import { EmptyState, ErrorBox, Loading, PageHeader, QuickStart, StatusBadge } from '../components/ui';
@@ -42,7 +43,15 @@ export default function Sessions() {
   const agent = query.agentId ? byId.get(query.agentId) : undefined;
   return (
     <div className="page">
-      <PageHeader title="Sessions" subtitle="Every agent session, newest first. Open one to replay it." />
+      <PageHeader
+        title="Sessions"
+        subtitle="Every agent session, newest first. Open one to replay it."
+        actions={
+          <a className="btn small" href={withQuery('/v1/sessions/export', query)} download>
+            Export NDJSON
+          </a>
+        }
+      />
       <div className="filters">
         <AgentSelect agents={agents.data} value={query.agentId} onChange={(v) => set('agentId', v)} />
         <select
