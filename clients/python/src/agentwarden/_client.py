@@ -335,45 +335,15 @@ class _ClientBase:
             self._rt, self._rt.current_scope(), name, value, source=source, comment=comment, score_id=score_id
         )
 
-    def track_llm_call(
-        self,
-        model: str,
-        *,
-        provider: Optional[str] = None,
-        operation: str = "chat",
-        response_model: Optional[str] = None,
-        input_tokens: Optional[int] = None,
-        output_tokens: Optional[int] = None,
-        cached_input_tokens: Optional[int] = None,
-        duration_ms: Optional[float] = None,
-        cost_usd: Optional[float] = None,
-        finish_reasons: Optional[Sequence[str]] = None,
-        error: Any = None,
-        attributes: Optional[Mapping[str, Any]] = None,
-        llm_call_id: Optional[str] = None,
-    ) -> str:
-        """``agent.llm.called``: one model invocation in the current run, else the session (docs/architecture.md#llm-calls):
-        ``model``, ``provider``, token counts, ``duration_ms`` (ms), ``cost_usd`` (USD; the service
-        prices the call from its table when absent), ``finish_reasons``, ``error`` (an exception, a
-        ``{message, type}`` mapping or a message). Returns the event id, ``""`` when the input cannot
-        be an LLM call (logged, nothing sent)."""
-        return record_llm_call(
-            self._rt,
-            self._rt.current_scope(),
-            model,
-            provider=provider,
-            operation=operation,
-            response_model=response_model,
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
-            cached_input_tokens=cached_input_tokens,
-            duration_ms=duration_ms,
-            cost_usd=cost_usd,
-            finish_reasons=finish_reasons,
-            error=error,
-            attributes=attributes,
-            llm_call_id=llm_call_id,
-        )
+    def track_llm_call(self, model: str, **fields: Any) -> str:
+        """``agent.llm.called``: one model invocation in the current run, else the session (docs/architecture.md#llm-calls).
+        ``fields`` are the keyword arguments of ``record_llm_call`` (``_llm.py``): ``provider``,
+        ``operation`` (default ``chat``), ``response_model``, ``input_tokens``, ``output_tokens``,
+        ``cached_input_tokens`` (ints), ``duration_ms`` (ms), ``cost_usd`` (USD; the service prices
+        the call from its table when absent), ``finish_reasons``, ``error`` (an exception, a
+        ``{message, type}`` mapping or a message), ``attributes``, ``llm_call_id`` (a UUIDv7).
+        Returns the event id, ``""`` when the input cannot be an LLM call (logged, nothing sent)."""
+        return record_llm_call(self._rt, self._rt.current_scope(), model, **fields)
 
     # -- provenance (docs/provenance.md) -----------------------------------------------------------
 

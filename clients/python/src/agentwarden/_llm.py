@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Mapping, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Sequence
 
 from ._context import Scope
 from ._ids import is_uuid7
@@ -71,7 +71,7 @@ def record_llm_call(
         if problem:
             rt.log.error("warden llm call not recorded", model=str(model), reason=problem)
             return ""
-        err: Optional[dict] = None
+        err: Optional[Dict[str, str]] = None
         if isinstance(error, BaseException):
             err = {"message": truncate(str(error), 10_000), "type": type(error).__name__}
         elif isinstance(error, Mapping):
