@@ -164,6 +164,26 @@ describe('mapExportRequest', () => {
     expect(again.events.map((e) => e.id)).toEqual(out.events.map((e) => e.id));
   });
 
+  test("an OpenInference TOOL span's arguments are its input.value, not the tool.parameters schema", () => {
+    // As openinference-instrumentation-openai-agents writes a function tool's span.
+    const tool = span('0000000000000004', {
+      'openinference.span.kind': 'TOOL',
+      'tool.name': 'lookup_order',
+      'tool.parameters':
+        '{"properties":{"order_id":{"type":"integer"}},"required":["order_id"],"type":"object"}',
+      'input.value': '{"order_id":42}',
+      'output.value': 'order 42 ships tomorrow',
+    });
+    const out = mapExportRequest([{ resourceAttributes: [], spans: [tool] }], [agent]);
+    expect(out.events.map((e) => [e.type, e.data])).toEqual([
+      [
+        'agent.tool.started',
+        expect.objectContaining({ toolName: 'lookup_order', arguments: { order_id: 42 } }),
+      ],
+      ['agent.tool.completed', expect.objectContaining({ result: 'order 42 ships tomorrow' })],
+    ]);
+  });
+
   test('spans without ids or start time are rejected with a reason', () => {
     const out = mapExportRequest(
       [

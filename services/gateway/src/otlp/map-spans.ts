@@ -257,9 +257,9 @@ export function mapSpan(
       ? nameBasedUuidV7(`otlp:${traceId}:tool-call:${callId}`)
       : nameBasedUuidV7(`otlp:${traceId}:${spanId}:tool-call`);
     const toolName = clip(str(a, 'gen_ai.tool.name') ?? str(a, 'tool.name') ?? span.name, 200) || 'tool';
-    const argsRaw = jsonOrText(
-      str(a, 'gen_ai.tool.call.arguments') ?? str(a, 'tool.parameters') ?? str(a, 'input.value'),
-    );
+    // OpenInference's `tool.parameters` is the tool's JSON Schema (what it accepts), not this call's
+    // arguments: those are `input.value` (the OpenAI Agents SDK instrumentation sets both).
+    const argsRaw = jsonOrText(str(a, 'gen_ai.tool.call.arguments') ?? str(a, 'input.value'));
     const args =
       argsRaw === undefined
         ? undefined
