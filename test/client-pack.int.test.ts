@@ -1,12 +1,10 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { call, waitFor } from './support/http';
+import { sh, userEnv } from './support/shell';
 import { startStandalone, type StandaloneProcess } from './support/standalone';
 
-const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..');
 const CLIENT_DIR = path.join(ROOT, 'clients/typescript');
 const README = path.join(CLIENT_DIR, 'README.md');
@@ -52,30 +50,6 @@ function sectionBlocks(markdown: string, heading: string): FencedBlock[] {
     if (!level && h[2]!.toLowerCase() === heading.toLowerCase()) level = h[1]!.length;
   }
   return blocks;
-}
-
-/** The environment of a user's shell: no npm lifecycle variables, no WARDEN_* of the developer, no loader flags. */
-function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (/^(npm_|WARDEN_|NODE_OPTIONS$|NODE_PATH$|TS_NODE_)/i.test(k)) continue;
-    env[k] = v;
-  }
-  return { ...env, ...extra };
-}
-
-async function sh(cmd: string, args: string[], cwd: string, env = userEnv()) {
-  try {
-    return await run(cmd, args, { cwd, env, maxBuffer: 32 * 1024 * 1024, timeout: 180_000 });
-  } catch (err) {
-    const e = err as Error & { stdout?: string; stderr?: string };
-    throw new Error(
-      `${cmd} ${args.join(' ')} failed in ${cwd}: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`,
-      {
-        cause: err,
-      },
-    );
-  }
 }
 
 function installedVersion(pkg: string): string {

@@ -1,44 +1,18 @@
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { call, waitFor } from './support/http';
+import { sh, userEnv } from './support/shell';
 import { startStandalone, type StandaloneProcess } from './support/standalone';
 
-const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..');
 const PACKAGE_DIR = path.join(ROOT, 'clients/mcp-guard');
 /** The real filesystem server, run with node from the repository's node_modules (no network at test time). */
 const FILESYSTEM_SERVER = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js', {
   paths: [PACKAGE_DIR],
 });
-
-/** A user's shell: no npm lifecycle variables, no WARDEN_* of the developer, no loader flags. */
-function userEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || /^(npm_|WARDEN_|NODE_OPTIONS$|NODE_PATH$|TS_NODE_)/i.test(k)) continue;
-    env[k] = v;
-  }
-  return { ...env, ...extra };
-}
-
-async function sh(cmd: string, args: string[], cwd: string) {
-  try {
-    return await run(cmd, args, { cwd, env: userEnv(), maxBuffer: 32 * 1024 * 1024, timeout: 180_000 });
-  } catch (err) {
-    const e = err as Error & { stdout?: string; stderr?: string };
-    throw new Error(
-      `${cmd} ${args.join(' ')} failed in ${cwd}: ${e.message}\n${e.stdout ?? ''}\n${e.stderr ?? ''}`,
-      {
-        cause: err,
-      },
-    );
-  }
-}
 
 /**
  * `npx @agent-warden/mcp-guard -- <server>` outside the monorepo (issue 16 item 3): the package is

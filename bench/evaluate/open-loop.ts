@@ -21,25 +21,45 @@ export interface OpenLoopResult {
   serviceTimes: number[];
 }
 
-/** One result from several runs of the same load (e.g. interleaved rounds): percentiles of all samples. */
-export function mergeOpenLoop(runs: OpenLoopResult[]): OpenLoopResult {
-  const latencies = runs.flatMap((r) => r.latencies);
-  const serviceTimes = runs.flatMap((r) => r.serviceTimes);
+/** A result from its samples (ms): the percentiles are computed here, whatever generator measured them. */
+export function openLoopResult(o: {
+  rate: number;
+  seconds: number;
+  latencies: number[];
+  serviceTimes: number[];
+  errors: number;
+  firstError?: string;
+  maxInFlight: number;
+}): OpenLoopResult {
+  const { latencies, serviceTimes } = o;
   return {
-    rate: runs[0]?.rate ?? Number.NaN,
-    seconds: runs.reduce((a, r) => a + r.seconds, 0),
+    rate: o.rate,
+    seconds: o.seconds,
     requests: latencies.length,
-    errors: runs.reduce((a, r) => a + r.errors, 0),
-    firstError: runs.find((r) => r.firstError)?.firstError,
+    errors: o.errors,
+    firstError: o.firstError,
     p50: percentile(latencies, 50),
     p95: percentile(latencies, 95),
     p99: percentile(latencies, 99),
     max: percentile(latencies, 100),
     serviceP99: percentile(serviceTimes, 99),
-    maxInFlight: Math.max(...runs.map((r) => r.maxInFlight)),
+    maxInFlight: o.maxInFlight,
     latencies,
     serviceTimes,
   };
+}
+
+/** One result from several runs of the same load (e.g. interleaved rounds): percentiles of all samples. */
+export function mergeOpenLoop(runs: OpenLoopResult[]): OpenLoopResult {
+  return openLoopResult({
+    rate: runs[0]?.rate ?? Number.NaN,
+    seconds: runs.reduce((a, r) => a + r.seconds, 0),
+    latencies: runs.flatMap((r) => r.latencies),
+    serviceTimes: runs.flatMap((r) => r.serviceTimes),
+    errors: runs.reduce((a, r) => a + r.errors, 0),
+    firstError: runs.find((r) => r.firstError)?.firstError,
+    maxInFlight: Math.max(...runs.map((r) => r.maxInFlight)),
+  });
 }
 
 /**
@@ -112,19 +132,13 @@ export async function openLoop(o: {
     };
     setTimeout(tick, 1);
   });
-  return {
+  return openLoopResult({
     rate: o.rate,
     seconds: o.durationMs / 1000,
-    requests: latencies.length,
-    errors,
-    firstError,
-    p50: percentile(latencies, 50),
-    p95: percentile(latencies, 95),
-    p99: percentile(latencies, 99),
-    max: percentile(latencies, 100),
-    serviceP99: percentile(service, 99),
-    maxInFlight,
     latencies,
     serviceTimes: service,
-  };
+    errors,
+    firstError,
+    maxInFlight,
+  });
 }

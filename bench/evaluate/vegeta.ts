@@ -2,8 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { percentile } from '../lib/stats';
-import type { OpenLoopResult } from './open-loop';
+import { openLoopResult, type OpenLoopResult } from './open-loop';
 
 /**
  * Load from vegeta (https://github.com/tsenart/vegeta, `go install github.com/tsenart/vegeta/v12@v12.13.0`),
@@ -116,19 +115,15 @@ export async function vegetaAttack(o: {
   }
   return {
     cpuSeconds,
-    rate: o.rate,
-    seconds: o.durationMs / 1000,
-    requests: latencies.length,
-    errors,
-    firstError,
-    p50: percentile(latencies, 50),
-    p95: percentile(latencies, 95),
-    p99: percentile(latencies, 99),
-    max: percentile(latencies, 100),
-    // Vegeta measures from the send, so the service time is the latency.
-    serviceP99: percentile(latencies, 99),
-    maxInFlight: Number.NaN,
-    latencies,
-    serviceTimes: latencies,
+    // Vegeta measures from the send, so the service time is the latency; it reports no in-flight count.
+    ...openLoopResult({
+      rate: o.rate,
+      seconds: o.durationMs / 1000,
+      latencies,
+      serviceTimes: latencies,
+      errors,
+      firstError,
+      maxInFlight: Number.NaN,
+    }),
   };
 }

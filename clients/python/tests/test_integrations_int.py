@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-import sys
 import time
 import warnings
 from typing import Any, Callable, Dict, List
@@ -100,7 +99,6 @@ def assert_paid_session(
     assert [e["effectiveDecision"] for e in blocked] == ["block"]
 
 
-@pytest.mark.skipif(sys.version_info < (3, 10), reason="openai-agents needs Python 3.10+")
 def test_openai_agents_run_with_a_blocked_payment(service: Standalone, blocking: None) -> None:  # noqa: F811
     from agents import Agent, Runner, function_tool, set_trace_processors
     from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call

@@ -6,15 +6,11 @@ lets run. The same against the real service: ``test_integrations_int.py``."""
 from __future__ import annotations
 
 import asyncio
-import sys
 from typing import Any, Dict, List
 
 import pytest
 
 pytestmark = pytest.mark.unit
-
-if sys.version_info < (3, 10):  # pragma: no cover - the SDK needs 3.10
-    pytest.skip("openai-agents needs Python 3.10+", allow_module_level=True)
 
 from agents import Agent, Runner, function_tool, set_trace_processors  # noqa: E402
 from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call  # noqa: E402

@@ -10,15 +10,11 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-import sys
 from typing import Any, Dict, List
 
 import pytest
 
 pytestmark = pytest.mark.integration
-
-if sys.version_info < (3, 10):  # pragma: no cover - the SDK needs 3.10
-    pytest.skip("openai-agents needs Python 3.10+", allow_module_level=True)
 
 from agents import Agent, Runner, function_tool  # noqa: E402
 from agents.models.chatcmpl_converter import Converter  # noqa: E402
