@@ -1,4 +1,5 @@
 import { showRegex } from '../describe';
+import { compilePattern } from '../regex-compile';
 import { MAX_REGEX_LENGTH, nestedQuantifierProblem } from '../regex-safety';
 import { describeType, type Operator } from './operator';
 
@@ -36,7 +37,7 @@ export const regex: Operator = {
     if (unsafe) ctx.report(unsafe);
   },
   compile(get, v) {
-    const re = new RegExp(v as string);
+    const re = compilePattern(v as string);
     return (i) => {
       const x = get(i);
       return typeof x === 'string' && re.test(x);
