@@ -14,8 +14,13 @@ export type DeletedCounts = z.infer<typeof DeletedCounts>;
 /** Answer of `DELETE /v1/sessions/{id}`, `DELETE /v1/agents/{id}` and `DELETE /v1/projects/{id}/data`. */
 export const DeletionResult = z
   .object({
-    /** Rows deleted per table. */
+    /** Rows deleted per table (events of dropped partitions are not counted: see `partitionsDropped`). */
     deleted: DeletedCounts,
+    /**
+     * Week partitions of the events table dropped whole because no project keeps anything in them
+     * (docs/decisions.md "Events partitioned by week"); absent in runs recorded before partitioning.
+     */
+    partitionsDropped: z.number().int().min(0).optional(),
     /** Pending approvals cancelled before the deletion (their waiting clients were told `cancelled`). */
     approvalsCancelled: z.number().int().min(0),
     /** Queued `session-ready` jobs dropped (intelligence that would have been computed for deleted sessions). */
@@ -52,8 +57,13 @@ export const RetentionRun = z
     batches: z.number().int().min(0),
     /** Sessions deleted. */
     sessions: z.number().int().min(0),
-    /** Rows deleted per table. */
+    /** Rows deleted per table (events of dropped partitions are not counted: see `partitionsDropped`). */
     deleted: DeletedCounts,
+    /**
+     * Week partitions of the events table dropped whole because no project keeps anything in them
+     * (docs/decisions.md "Events partitioned by week"); absent in runs recorded before partitioning.
+     */
+    partitionsDropped: z.number().int().min(0).optional(),
     /** Message of the error that stopped a failed run. */
     error: z.string().optional(),
   })
