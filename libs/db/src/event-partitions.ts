@@ -49,7 +49,9 @@ const PARTITION_NAME = /^events_p(\d{4})(\d{2})(\d{2})$/;
  * come from the names this module and the migration give them; a partition named otherwise (made by
  * hand) is ignored here, so it is never dropped by retention.
  */
-export async function listEventPartitions(db: PrismaClient | Prisma.TransactionClient): Promise<EventPartition[]> {
+export async function listEventPartitions(
+  db: PrismaClient | Prisma.TransactionClient,
+): Promise<EventPartition[]> {
   const rows = await db.$queryRaw<{ name: string }[]>`
     SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
      WHERE i.inhparent = 'events'::regclass ORDER BY c.relname`;
@@ -141,7 +143,10 @@ async function createEventPartition(db: PrismaClient, part: EventPartition): Pro
  * @param now the clock (tests); default the current time
  * @returns the names of the partitions dropped, oldest first
  */
-export async function dropExpiredEventPartitions(db: PrismaClient, now: Date = new Date()): Promise<string[]> {
+export async function dropExpiredEventPartitions(
+  db: PrismaClient,
+  now: Date = new Date(),
+): Promise<string[]> {
   const dropped: string[] = [];
   for (const part of await listEventPartitions(db)) {
     if (!(await droppable(db, part, now))) continue;

@@ -28,13 +28,15 @@ describe('migration partitioned_events on an existing database', () => {
   }
 
   const readAll = (url: string) =>
-    withClient(url, async (c) =>
-      (
-        await c.query(
-          `SELECT id, project_id, session_id, run_id, parent_id, agent_id, agent_version_id, type,
+    withClient(
+      url,
+      async (c) =>
+        (
+          await c.query(
+            `SELECT id, project_id, session_id, run_id, parent_id, agent_id, agent_version_id, type,
                   time, sequence, data, received_at FROM events ORDER BY id`,
-        )
-      ).rows,
+          )
+        ).rows,
     );
 
   it('keeps every row, each in the partition of its week, with keys, indexes and foreign keys', async () => {
@@ -47,7 +49,10 @@ describe('migration partitioned_events on an existing database', () => {
     const times = [now - 21 * DAY, now - 3_600_000, now, Date.UTC(1999, 0, 1), Date.UTC(2100, 0, 1)];
     await withClient(db.url, async (c) => {
       await c.query(`INSERT INTO projects (id, name) VALUES ($1, 'p')`, [ids.project]);
-      await c.query(`INSERT INTO agents (id, project_id, key) VALUES ($1, $2, 'k')`, [ids.agent, ids.project]);
+      await c.query(`INSERT INTO agents (id, project_id, key) VALUES ($1, $2, 'k')`, [
+        ids.agent,
+        ids.project,
+      ]);
       await c.query(
         `INSERT INTO agent_versions (id, project_id, agent_id, version) VALUES ($1, $2, $3, '1')`,
         [ids.version, ids.project, ids.agent],
@@ -78,7 +83,8 @@ describe('migration partitioned_events on an existing database', () => {
       );
       const week = (t: number) => {
         const d = new Date(t);
-        const monday = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()) - ((d.getUTCDay() + 6) % 7) * DAY;
+        const monday =
+          Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()) - ((d.getUTCDay() + 6) % 7) * DAY;
         return `events_p${new Date(monday).toISOString().slice(0, 10).replaceAll('-', '')}`;
       };
       expect(where.rows).toEqual([
@@ -116,7 +122,9 @@ describe('migration partitioned_events on an existing database', () => {
           [newId(), ids.project, ids.session, ids.agent, newId()],
         ),
       ).rejects.toThrow(/events_project_id_agent_version_id_fkey/);
-      const old = await c.query(`SELECT count(*)::int AS n FROM pg_class WHERE relname = 'events_unpartitioned'`);
+      const old = await c.query(
+        `SELECT count(*)::int AS n FROM pg_class WHERE relname = 'events_unpartitioned'`,
+      );
       expect(old.rows).toEqual([{ n: 0 }]);
     });
   });

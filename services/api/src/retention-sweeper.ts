@@ -1,4 +1,9 @@
-import { ensureEventPartitions, projectsWithRetention, runRetention, type PrismaClient } from '@agent-warden/db';
+import {
+  ensureEventPartitions,
+  projectsWithRetention,
+  runRetention,
+  type PrismaClient,
+} from '@agent-warden/db';
 import type { Logger } from '@agent-warden/observability';
 
 /** A running retention sweeper. */
