@@ -172,14 +172,19 @@ export async function dropExpiredEventPartitions(
   return dropped;
 }
 
-/** Whether `part` lies wholly before every project's cutoff and holds no event of a kept session. */
+/**
+ * Whether `part` lies wholly before now and every project's cutoff (at least one project existing)
+ * and holds no event of a kept session.
+ */
 async function droppable(
   db: PrismaClient | Prisma.TransactionClient,
   part: EventPartition,
   now: Date,
 ): Promise<boolean> {
+  if (part.to.getTime() > now.getTime()) return false;
   const [row] = await db.$queryRaw<{ ok: boolean }[]>`
-    SELECT NOT EXISTS (
+    SELECT EXISTS (SELECT 1 FROM projects)
+       AND NOT EXISTS (
              SELECT 1 FROM projects p
               WHERE p.retention_days IS NULL
                  OR ${part.to}::timestamptz > ${now}::timestamptz - make_interval(days => p.retention_days))
