@@ -128,4 +128,51 @@ describe('migration partitioned_events on an existing database', () => {
       expect(old.rows).toEqual([{ n: 0 }]);
     });
   });
+  it("refuses, changing nothing, when existing events name another project's agent version (repair first)", async () => {
+    const db = await createTestDatabase();
+    dbs.push(db);
+    await migrate({ databaseUrl: db.url, migrationsDir: migrationsUpTo(false) });
+    const a = { project: newId(), agent: newId(), version: newId(), session: newId() };
+    const b = { project: newId(), agent: newId() };
+    await withClient(db.url, async (c) => {
+      for (const [p, ag] of [
+        [a.project, a.agent],
+        [b.project, b.agent],
+      ] as const) {
+        await c.query(`INSERT INTO projects (id, name) VALUES ($1, 'p')`, [p]);
+        await c.query(`INSERT INTO agents (id, project_id, key) VALUES ($1, $2, 'k')`, [ag, p]);
+      }
+      await c.query(
+        `INSERT INTO agent_versions (id, project_id, agent_id, version) VALUES ($1, $2, $3, '1')`,
+        [a.version, a.project, a.agent],
+      );
+      await c.query(
+        `INSERT INTO sessions (id, project_id, agent_id, agent_version_id, started_at, last_event_at, event_count)
+         VALUES ($1, $2, $3, $4, now(), now(), 1)`,
+        [a.session, a.project, a.agent, a.version],
+      );
+      // What 20261124100000_project_scoped_ids leaves NOT VALID on such a database: a row of project
+      // B naming A's agent version, stored before that migration.
+      await c.query(`ALTER TABLE events DROP CONSTRAINT events_project_id_agent_version_id_fkey`);
+      await c.query(
+        `INSERT INTO events (id, project_id, session_id, agent_id, agent_version_id, type, time, sequence, data)
+         VALUES ($1, $2, $3, $4, $5, 'agent.custom', now(), 1, '{}')`,
+        [newId(), b.project, a.session, b.agent, a.version],
+      );
+      await c.query(`ALTER TABLE events ADD CONSTRAINT events_project_id_agent_version_id_fkey
+        FOREIGN KEY (project_id, agent_version_id) REFERENCES agent_versions (project_id, id) NOT VALID`);
+    });
+    const before = await readAll(db.url);
+    await expect(migrate({ databaseUrl: db.url, migrationsDir: migrationsUpTo(true) })).rejects.toMatchObject(
+      {
+        code: 'MIGRATION_FAILED',
+        message: expect.stringContaining("point at another project's agent or agent version"),
+      },
+    );
+    expect(await readAll(db.url)).toEqual(before);
+    await withClient(db.url, async (c) => {
+      const partitioned = await c.query(`SELECT count(*)::int AS n FROM pg_partitioned_table`);
+      expect(partitioned.rows).toEqual([{ n: 0 }]);
+    });
+  });
 });
