@@ -8,6 +8,8 @@ import {
   writeBatch,
   type ProjectedEvent,
 } from '@agent-warden/db';
+import { startRetentionSweeper } from '@agent-warden/api';
+import { silentLogger } from '@agent-warden/observability';
 import { call, waitFor } from './support/http';
 import { unguardedDestructiveSession } from './support/sessions';
 import { startTestStack, type TestStack } from './support/stack';
@@ -78,7 +80,7 @@ describe('event partitions', () => {
     await stack?.stop();
   }, 60_000);
 
-  test('after start, this week and the next weeks have partitions; creating them again is a no-op, and two processes at once create each once', async () => {
+  test('after start, this week and the next weeks have partitions; the timer puts back a missing one; creating them again is a no-op, and two processes at once create each once', async () => {
     const week = eventWeekStart(new Date()).getTime();
     const ahead = Array.from(
       { length: EVENT_PARTITIONS_AHEAD + 1 },
@@ -87,6 +89,19 @@ describe('event partitions', () => {
     const now = await partitions();
     expect(now).toEqual(expect.arrayContaining([...ahead, 'events_default']));
     expect(await ensureEventPartitions(stack.prisma)).toEqual({ created: [], moved: 0 });
+
+    // The retention timer's pass puts back a missing one (here the furthest, dropped by hand).
+    const last = ahead.at(-1)!;
+    await stack.prisma.$executeRawUnsafe(`DROP TABLE "${last}"`);
+    expect(await partitions()).not.toContain(last);
+    const sweeper = startRetentionSweeper({
+      db: stack.prisma,
+      logger: silentLogger(),
+      intervalMs: 3_600_000,
+    });
+    await sweeper.sweep();
+    await sweeper.stop();
+    expect(await partitions()).toContain(last);
 
     // Two passes at once for weeks 20–24 from now, on two pooled connections (as two processes would).
     const later = new Date(week + 20 * WEEK);
