@@ -14,13 +14,8 @@ export type DeletedCounts = z.infer<typeof DeletedCounts>;
 /** Answer of `DELETE /v1/sessions/{id}`, `DELETE /v1/agents/{id}` and `DELETE /v1/projects/{id}/data`. */
 export const DeletionResult = z
   .object({
-    /** Rows deleted per table (events of dropped partitions are not counted: see `partitionsDropped`). */
+    /** Rows deleted per table. */
     deleted: DeletedCounts,
-    /**
-     * Week partitions of the events table dropped whole because no project keeps anything in them
-     * (docs/decisions.md "Events partitioned by week"); absent in runs recorded before partitioning.
-     */
-    partitionsDropped: z.number().int().min(0).optional(),
     /** Pending approvals cancelled before the deletion (their waiting clients were told `cancelled`). */
     approvalsCancelled: z.number().int().min(0),
     /** Queued `session-ready` jobs dropped (intelligence that would have been computed for deleted sessions). */
