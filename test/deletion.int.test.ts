@@ -180,8 +180,11 @@ describe('deletion and NDJSON export', () => {
 
   test('every table with a session_id column is one that a deletion empties', async () => {
     const rows = await sql<{ table_name: string }>(
-      `SELECT DISTINCT table_name FROM information_schema.columns
-        WHERE table_schema = current_schema() AND column_name = 'session_id' ORDER BY 1`,
+      // Partitions (of events) are emptied through their table.
+      `SELECT DISTINCT table_name FROM information_schema.columns c
+        WHERE table_schema = current_schema() AND column_name = 'session_id'
+          AND NOT (SELECT relispartition FROM pg_class WHERE oid = format('%I.%I', c.table_schema, c.table_name)::regclass)
+        ORDER BY 1`,
     );
     for (const r of rows) expect(SESSION_TABLES).toContain(r.table_name);
   });

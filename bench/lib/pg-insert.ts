@@ -45,7 +45,7 @@ export function chunks<T>(items: T[], size: number): T[][] {
 
 /**
  * The bare baseline: stores each group of rows over its own connection (one per partition), as
- * multi-row `INSERT INTO events (…) VALUES (…),(…) ON CONFLICT (project_id, id) DO NOTHING` statements of
+ * multi-row `INSERT INTO events (…) VALUES (…),(…) ON CONFLICT (project_id, id, time) DO NOTHING` statements of
  * `batchSize` rows, one after the other (autocommit: one round trip each). Resolves with the
  * wall-clock seconds from the first statement to the last commit.
  */
@@ -64,7 +64,7 @@ export async function bareInsert(url: string, groups: EventRow[][], batchSize: n
       { length: n },
       (_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(', ')})`,
     ).join(', ') +
-    ' ON CONFLICT (project_id, id) DO NOTHING';
+    ' ON CONFLICT (project_id, id, time) DO NOTHING';
   try {
     const t0 = performance.now();
     await Promise.all(

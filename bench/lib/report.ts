@@ -135,10 +135,10 @@ ${fmtInt(p.options.records)} records pre-loaded into a fresh topic (bare produce
 projector as shipped — \`startProjection\` of \`@agent-warden/projector\` with a \`KafkaBus\` and its consumer settings
 (fetches of up to 4 MiB per partition, 16 MiB in all), in the benchmark process, nothing else running,
 \`partitionsConsumedConcurrently\` ${p.options.concurrency}, Prisma pool 10 as \`createPrisma\` defaults — drains them into a fresh database;
-each batch's events go in as one \`INSERT … SELECT FROM jsonb_to_recordset($1) … ON CONFLICT (project_id, id) DO NOTHING\`
+each batch's events go in as one \`INSERT … SELECT FROM jsonb_to_recordset($1) … ON CONFLICT (project_id, id, time) DO NOTHING\`
 (\`services/projector/src/insert-events.ts\`) inside \`writeBatch\`'s Prisma transaction.
 \`SELECT count(*) FROM events\` is polled every 50 ms. events/s = records ÷ (first batch handed to the handler →
-count reached). **Bare INSERT**: the same rows (same columns, \`ON CONFLICT (project_id, id) DO NOTHING\`) into the
+count reached). **Bare INSERT**: the same rows (same columns, \`ON CONFLICT (project_id, id, time) DO NOTHING\`) into the
 \`events\` table of another fresh database with \`pg\`, one connection per partition in parallel,
 ${fmtInt(p.bare.batchSize)} rows per statement (the projector's mean batch), autocommit, no session/run upserts.
 

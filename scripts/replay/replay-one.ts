@@ -10,6 +10,7 @@ import {
 import { outcomeScores } from './outcomes';
 import type { TrajectoryIds } from './ids';
 import { storedEvents, storedSession, type ServiceAccess, type StoredEvent } from './service';
+import { keepStoredTimes } from './stored-times';
 import { replayTiming } from './timing';
 import { agentKeyOf, type Trajectory, type TrajectoryStep } from './trajectories';
 
@@ -104,7 +105,8 @@ type Evaluated = EventDataOf<'agent.guardrail.evaluated'>;
  *
  * Resuming (docs/decisions.md "Replays resume from what the service stored"): a session the
  * service holds in full (ended, no holes) is skipped. A session held in part is replayed again
- * from the start with the same ids (the service keeps each id once); a tool call whose
+ * from the start with the same ids and, for the events it holds, their stored times (the service
+ * keeps each event once per id and time: stored-times.ts); a tool call whose
  * `agent.guardrail.evaluated` event is stored is not evaluated again (that would record a second
  * evaluation): its stored evaluation is sent again under the same id and the call goes on as it
  * went then (run, or stopped when it was blocked in enforce mode).
@@ -118,7 +120,10 @@ export async function replayOne(
   const stored = await storedSession(o.read, sessionId);
   if (stored && stored.ended && stored.eventCount === stored.maxSequence)
     return { kind: 'skipped', agentVersionId: stored.agentVersionId, events: stored.eventCount };
-  const before = stored ? earlierGuardEvents(await storedEvents(o.read, sessionId)) : new Map();
+  const held = stored ? await storedEvents(o.read, sessionId) : [];
+  const before = earlierGuardEvents(held);
+  // Events sent again keep the time they were stored with (the service's key holds the time).
+  const sendFetch = keepStoredTimes(o.fetch, new Map(held.map((e) => [e.id, e.time])));
 
   const counts = (o.byLabel[labelOf(t)] ??= {
     trajectories: 0,
@@ -139,7 +144,7 @@ export async function replayOne(
     approvalTimeoutMs: o.approvalWaitMs,
     sessionId,
     idFactory: ids.next,
-    fetch: o.fetch,
+    fetch: sendFetch,
     requestTimeoutMs: o.requestTimeoutMs,
     // The retrying fetch already waits out an unreachable service; the client's own retries
     // (on top) only cover its per-attempt timeout.

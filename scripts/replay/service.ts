@@ -35,6 +35,8 @@ export interface StoredSession {
 export interface StoredEvent {
   id: string;
   type: string;
+  /** ISO 8601, as stored (a resumed replay sends the event again with it). */
+  time: string;
   sequence: number;
   data: Record<string, unknown>;
 }

@@ -52,8 +52,13 @@ export const RetentionRun = z
     batches: z.number().int().min(0),
     /** Sessions deleted. */
     sessions: z.number().int().min(0),
-    /** Rows deleted per table. */
+    /** Rows deleted per table (events of dropped partitions are not counted: see `partitionsDropped`). */
     deleted: DeletedCounts,
+    /**
+     * Week partitions of the events table dropped whole because no project keeps anything in them
+     * (docs/decisions.md "Events partitioned by week"); absent in runs recorded before partitioning.
+     */
+    partitionsDropped: z.number().int().min(0).optional(),
     /** Message of the error that stopped a failed run. */
     error: z.string().optional(),
   })

@@ -32,4 +32,5 @@ export { withProjectLock } from './policy-tx';
 export * from './version-comparison';
 export * from './webhooks';
 export * from './telemetry-deletion';
+export * from './event-partitions';
 export * from './retention';

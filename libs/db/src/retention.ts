@@ -10,6 +10,7 @@ import {
   totalRows,
   type DeletedRows,
 } from './telemetry-deletion';
+import { dropExpiredEventPartitions } from './event-partitions';
 
 /**
  * Per-project retention (docs/decisions.md "Retention by whole sessions"): a project's
@@ -87,7 +88,9 @@ export type RetentionSkip = 'no_retention' | 'running_elsewhere' | 'no_project';
 /**
  * Runs retention on one project: takes the project's run lease (a `running` last run younger
  * than {@link RETENTION_LEASE_MS} means another process is at it: returns `running_elsewhere`),
- * then deletes, `batchSize` sessions per transaction, every session whose `last_event_at` is before
+ * then drops the week partitions of events that no project keeps anything in
+ * ({@link dropExpiredEventPartitions}, counted in `partitionsDropped`), then deletes, `batchSize`
+ * sessions per transaction, every session whose `last_event_at` is before
  * now − `retention_days` (rows locked `FOR UPDATE SKIP LOCKED`, so a session being written to is
  * left for the next run), then guardrail evaluations and decided approvals that belong to no
  * session and are older than the cutoff. Records the run (`succeeded` or `failed` with its error)
@@ -116,6 +119,7 @@ export async function runRetention(
     batches: 0,
     sessions: 0,
     deleted: Object.fromEntries(SESSION_TABLES.map((t) => [t, 0])),
+    partitionsDropped: 0,
   };
   const leaseBefore = new Date(now.getTime() - RETENTION_LEASE_MS);
   const claimed = await db.$executeRaw`
@@ -125,6 +129,9 @@ export async function runRetention(
             OR (retention_last_run->>'startedAt')::timestamptz < ${leaseBefore}::timestamptz)`;
   if (claimed === 0) return { skipped: 'running_elsewhere' };
   try {
+    // Fast path first: whole week partitions of events that no project keeps anything in; the
+    // per-session delete below then finds those sessions' events already gone.
+    run.partitionsDropped = (await dropExpiredEventPartitions(db, now)).length;
     for (;;) {
       const n = await db.$transaction(
         async (tx) => {
@@ -156,13 +163,18 @@ export async function runRetention(
   }
   run.finishedAt = new Date().toISOString();
   await db.project.update({ where: { id: projectId }, data: { retentionLastRun: jsonColumn(run) } });
-  if (totalRows(run.deleted) > 0)
+  if (totalRows(run.deleted) > 0 || run.partitionsDropped! > 0)
     await recordAudit(db, projectId, RETENTION_ACTOR, [
       {
         action: 'telemetry.retention.deleted',
         entityType: 'project',
         entityId: projectId,
-        after: { cutoff: run.cutoff, sessions: run.sessions, deleted: run.deleted },
+        after: {
+          cutoff: run.cutoff,
+          sessions: run.sessions,
+          deleted: run.deleted,
+          partitionsDropped: run.partitionsDropped,
+        },
       },
     ]);
   return { run };

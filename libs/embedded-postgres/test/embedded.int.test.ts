@@ -5,7 +5,13 @@ import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { EMBEDDED_POOL_MAX } from '../src';
-import { PrismaClient } from '@agent-warden/db';
+import {
+  PrismaClient,
+  dropExpiredEventPartitions,
+  ensureEventPartitions,
+  eventPartitionFor,
+  eventWeekStart,
+} from '@agent-warden/db';
 import { migrate, readMigrationsDir } from '@agent-warden/migrations';
 import { startEmbeddedProcess, type EmbeddedProcess } from './support/embedded';
 import { MIGRATIONS_DIR, withClient } from '../../migrations/test/support/postgres';
@@ -77,6 +83,50 @@ describe('embedded PostgreSQL (PGlite behind pglite-socket)', () => {
       await prisma.$disconnect();
     }
   }, 30_000);
+
+  it('runs the partitioned events table: partitions created ahead, rows moved out of the default one, old ones dropped', async () => {
+    // docs/decisions.md "Events partitioned by week": the same SQL as on a PostgreSQL server.
+    const prisma = new PrismaClient({
+      adapter: new PrismaPg({ connectionString: server!.url, max: EMBEDDED_POOL_MAX }),
+    });
+    const DAY = 86_400_000;
+    const parts = async () =>
+      (
+        await prisma.$queryRaw<{ name: string }[]>`
+          SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+           WHERE i.inhparent = 'events'::regclass ORDER BY c.relname`
+      ).map((r) => r.name);
+    try {
+      const version = await prisma.agentVersion.findFirstOrThrow({ where: { projectId, agentId } });
+      const sessionId = randomUUID();
+      const old = new Date(Date.now() - 90 * DAY);
+      await prisma.$executeRaw`
+        INSERT INTO sessions (id, project_id, agent_id, agent_version_id, started_at, last_event_at, event_count)
+        VALUES (${sessionId}::uuid, ${projectId}::uuid, ${agentId}::uuid, ${version.id}::uuid, ${old}, ${old}, 1)`;
+      await prisma.$executeRaw`
+        INSERT INTO events (id, project_id, session_id, agent_id, agent_version_id, type, time, sequence, data)
+        VALUES (${randomUUID()}::uuid, ${projectId}::uuid, ${sessionId}::uuid, ${agentId}::uuid,
+                ${version.id}::uuid, 'agent.custom', ${old}, 1, '{}'::jsonb)`;
+      const where = async () =>
+        (await prisma.$queryRaw<{ part: string }[]>`SELECT tableoid::regclass::text AS part FROM events`)[0]!
+          .part;
+      expect(await where()).toBe('events_default');
+      expect((await ensureEventPartitions(prisma)).created).toEqual([]);
+      const made = await ensureEventPartitions(prisma, old, 0);
+      const week = eventPartitionFor(eventWeekStart(old)).name;
+      expect(made).toEqual({ created: [week], moved: 1 });
+      expect(await where()).toBe(week);
+      expect(await dropExpiredEventPartitions(prisma)).toEqual([]); // no retention window: kept
+      await prisma.project.update({ where: { id: projectId }, data: { retentionDays: 30 } });
+      expect(await dropExpiredEventPartitions(prisma)).toEqual([week]);
+      expect(await parts()).not.toContain(week);
+      expect(await prisma.event.count()).toBe(0);
+      await prisma.project.update({ where: { id: projectId }, data: { retentionDays: null } });
+      await prisma.$executeRaw`DELETE FROM sessions WHERE id = ${sessionId}::uuid`;
+    } finally {
+      await prisma.$disconnect();
+    }
+  }, 60_000);
 
   it('keeps concurrent connections from mixing up their statements and transactions', async () => {
     const clients = await Promise.all(

@@ -123,7 +123,7 @@ describe('Prisma schema engine (wasm): drift and interoperability', () => {
       expect(await migrate({ databaseUrl: url })).toEqual({ applied: [] });
       await withClient(url, async (c) => {
         const rows = await c.query(
-          'SELECT migration_name, logs, rolled_back_at, applied_steps_count, finished_at IS NOT NULL AS finished FROM "_prisma_migrations"',
+          'SELECT migration_name, logs, rolled_back_at, applied_steps_count, finished_at IS NOT NULL AS finished FROM "_prisma_migrations" ORDER BY migration_name',
         );
         expect(rows.rows).toEqual(
           MIGRATIONS.map((name) => ({

@@ -12,4 +12,4 @@ export {
   type FirstStartSecrets,
 } from './first-start-secrets';
 export { dashboardRouter, DashboardEnv, DEFAULT_DASHBOARD_DIR } from './routes/static';
-export { startRetentionSweeper, type RetentionSweeper } from './retention-sweeper';
+export { keepEventPartitions, startRetentionSweeper, type RetentionSweeper } from './retention-sweeper';

@@ -10,7 +10,7 @@ import { bootstrapProject } from './bootstrap';
 import { assertSecretsDirWritable, handOverFirstStartSecrets } from './first-start-secrets';
 import { initAdminOf, type ApiConfig } from './config';
 import { BusPolicyChangeNotifier } from './policy-changes';
-import { startRetentionSweeper } from './retention-sweeper';
+import { keepEventPartitions, startRetentionSweeper } from './retention-sweeper';
 
 /** Starts the api (stack mode). Returns its URL and a graceful stop. */
 export async function start(
@@ -70,6 +70,8 @@ export async function start(
     [openApiRouter()],
   );
   const server = await listen(app, config.PORT);
+  // This week's and the next weeks' event partitions (again on every retention pass).
+  await keepEventPartitions(db, logger.child({ component: 'partitions' }));
   const retentionIntervalMs = config.WARDEN_RETENTION_INTERVAL_MS ?? 3_600_000;
   const retention =
     retentionIntervalMs > 0

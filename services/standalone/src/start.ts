@@ -2,6 +2,7 @@ import path from 'node:path';
 import express from 'express';
 import {
   apiRoutes,
+  keepEventPartitions,
   startRetentionSweeper,
   assertSecretsDirWritable,
   bootstrapProject,
@@ -168,7 +169,8 @@ export async function start(
   app.use(notFoundHandler);
   app.use(problemHandler(logger));
   const server = await listen(app, config.PORT, config.HOST);
-  // Retention as in the stack's api (docs/operations.md#retention-and-deletion): hourly.
+  // Event partitions and retention as in the stack's api (docs/operations.md#event-partitions): now, then hourly.
+  await keepEventPartitions(db, logger.child({ component: 'partitions' }));
   const retention = startRetentionSweeper({
     db,
     logger: logger.child({ component: 'retention' }),

@@ -196,7 +196,7 @@ function upsertRuns(tx: Prisma.TransactionClient, rows: RunAgg[]) {
 
 /**
  * Stores a batch in one transaction, idempotently (docs/architecture.md#exactly-once): events are
- * inserted with `ON CONFLICT DO NOTHING` on their key `(project_id, id)` ({@link insertEvents}), and
+ * inserted with `ON CONFLICT DO NOTHING` on their key `(project_id, id, time)` ({@link insertEvents}), and
  * session counters, runs, scores and evaluations are derived only from the events this write actually
  * inserted — so a re-delivered batch changes nothing and every event is stored exactly once. LLM
  * calls are priced with `options.prices` (default: contracts `DEFAULT_LLM_PRICES` alone). Every

@@ -71,7 +71,11 @@ export default function ProjectRetention({ projectId }: { projectId: string }) {
       <p className="muted">
         Sessions whose last event is older than the window are deleted whole, every hour.{' '}
         {last
-          ? `Last run ${dateTime(last.startedAt)}: ${last.status}, ${last.sessions} session(s) deleted.`
+          ? `Last run ${dateTime(last.startedAt)}: ${last.status}, ${last.sessions} session(s) deleted${
+              last.partitionsDropped
+                ? `, ${last.partitionsDropped} old week partition(s) of events dropped`
+                : ''
+            }.`
           : 'Not run yet.'}
       </p>
       <ErrorBox error={q.error ?? save.error ?? run.error} />
