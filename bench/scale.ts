@@ -7,10 +7,10 @@
  * a backtest over up to 1,000,000 calls), the retention job (`runRetention`) and the tables' size on
  * disk. Writes its section of docs/benchmarks.md.
  *
- *   source .infra/env && nice npm run bench:scale [-- --events 200000] [-- --no-write] [-- --keep]
+ *   source .infra/env && nice npm run bench:scale -- --events 200000 [--no-write] [--keep]
  *
- * Takes `DATABASE_URL` (a server; the bench creates and drops its own database). For the full run
- * use a PostgreSQL of its own (docs/benchmarks.md "Scale").
+ * Takes `DATABASE_URL` (a server; the bench creates its own database and drops it unless `--keep`).
+ * For the full run use a PostgreSQL of its own (docs/benchmarks.md "Scale: how to run it").
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -37,7 +37,8 @@ import { measure, scaleScenarios, sessionEventsCursor, type Measured } from './s
 import { renderScaleSection, type Checkpoint, type RetentionFigure } from './scale/report';
 import { tableSizes } from './scale/sizes';
 
-const COMMAND = 'source .infra/env && nice npm run bench:scale';
+/** How the figures were made: `DATABASE_URL` names the server (its own for the full run, docs/benchmarks.md "Scale: how to run it"). */
+const COMMAND = 'DATABASE_URL=… nice npm run bench:scale';
 /** Events per `writeBatch` (the projector's batches at full speed hold ~4,000: docs/benchmarks.md "Ingest"). */
 const BATCH = 4_000;
 /** Batches written at once (the projector consumes partitions concurrently). */
@@ -71,7 +72,10 @@ async function setUp(
       const versionIds: string[] = [];
       let agentId = '';
       for (const v of ['1.0.0', '1.1.0', '2.0.0']) {
-        const r = await identifyAgent(db, p.id, { agent: { key: a.key, name: a.name }, version: { version: v } });
+        const r = await identifyAgent(db, p.id, {
+          agent: { key: a.key, name: a.name },
+          version: { version: v },
+        });
         agentId = r.agentId;
         versionIds.push(r.agentVersionId);
       }
@@ -132,7 +136,9 @@ async function main(): Promise<void> {
       0,
       '127.0.0.1',
     );
-    log(`loading ${total.toLocaleString('en-US')} events into ${tdb.name}; checkpoints ${checkpoints.join(', ')}`);
+    log(
+      `loading ${total.toLocaleString('en-US')} events into ${tdb.name}; checkpoints ${checkpoints.join(', ')}`,
+    );
 
     const results: Checkpoint[] = [];
     let evaluations = 0;
@@ -162,7 +168,9 @@ async function main(): Promise<void> {
         inFlight.add(p);
         if (inFlight.size >= WRITERS) await Promise.race(inFlight);
         if (gen.produced % 500_000 < BATCH)
-          log(`${gen.produced.toLocaleString('en-US')} events (${gen.sessions.toLocaleString('en-US')} sessions)`);
+          log(
+            `${gen.produced.toLocaleString('en-US')} events (${gen.sessions.toLocaleString('en-US')} sessions)`,
+          );
       }
       await Promise.all(inFlight);
       if (failure !== undefined) throw failure;
@@ -174,7 +182,9 @@ async function main(): Promise<void> {
         rate: ((checkpoint - previous.events) / segmentMs) * 1000,
       };
       previous = { events: checkpoint, ms: loadMs };
-      log(`checkpoint ${checkpoint.toLocaleString('en-US')}: segment at ${Math.round(segment.rate)} events/s; ANALYZE`);
+      log(
+        `checkpoint ${checkpoint.toLocaleString('en-US')}: segment at ${Math.round(segment.rate)} events/s; ANALYZE`,
+      );
       const ta = performance.now();
       await db.$executeRawUnsafe('ANALYZE');
       const analyzeMs = performance.now() - ta;
@@ -192,7 +202,9 @@ async function main(): Promise<void> {
       })) {
         const m = await measure(server.url, key.secret, s, s.group === 'backtest' ? BACKTEST : HTTP);
         measured.push(m);
-        log(`  ${s.group} / ${s.name}: p50 ${m.p50.toFixed(1)} ms, max ${m.max.toFixed(1)} ms (${m.rows} rows)`);
+        log(
+          `  ${s.group} / ${s.name}: p50 ${m.p50.toFixed(1)} ms, max ${m.max.toFixed(1)} ms (${m.rows} rows)`,
+        );
       }
       const tr = performance.now();
       const run = await runRetention(db, retention.projectId, { trigger: 'manual' });

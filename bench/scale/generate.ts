@@ -214,7 +214,10 @@ export class ScaleGenerator {
     yield wrap(
       make({
         type: 'agent.session.started',
-        data: { inputSummary: first.task, attributes: { trajectoryId: first.trajectory_id, domain: first.domain } },
+        data: {
+          inputSummary: first.task,
+          attributes: { trajectoryId: first.trajectory_id, domain: first.domain },
+        },
       }),
     );
     let failed = false;
@@ -308,7 +311,8 @@ export class ScaleGenerator {
     make: (fields: Pick<AgentEvent, 'type' | 'data'> & { runId?: string }) => AgentEvent,
   ): { event: AgentEvent; evaluation: EvaluationRecord } {
     const r = this.random();
-    const decision: Decision = r < 0.96 ? 'allow' : r < 0.985 ? 'warn' : r < 0.995 ? 'block' : 'require_approval';
+    const decision: Decision =
+      r < 0.96 ? 'allow' : r < 0.985 ? 'warn' : r < 0.995 ? 'block' : 'require_approval';
     // Approvals are not simulated: a require_approval call is treated as allowed by the client.
     const effective: Decision = decision === 'require_approval' ? 'allow' : decision;
     const matched =
@@ -326,7 +330,9 @@ export class ScaleGenerator {
                 origin: 'tool' as const,
                 tainted: true,
                 instructed: false,
-                sources: [{ toolName: lastTool.toolName, toolCallId: lastTool.toolCallId, instructions: false }],
+                sources: [
+                  { toolName: lastTool.toolName, toolCallId: lastTool.toolCallId, instructions: false },
+                ],
               },
             ],
             session: { untrustedInstructions: 0 },

@@ -107,14 +107,19 @@ export interface Measured {
 }
 
 /** Sends one request; throws with the answer on anything but 200. Returns the parsed body. */
-export async function request(baseUrl: string, key: string, s: ScaleScenario): Promise<Record<string, unknown>> {
+export async function request(
+  baseUrl: string,
+  key: string,
+  s: ScaleScenario,
+): Promise<Record<string, unknown>> {
   const res = await fetch(baseUrl + s.path, {
     method: s.method,
     headers: { authorization: `Bearer ${key}`, ...(s.body ? { 'content-type': 'application/json' } : {}) },
     ...(s.body ? { body: JSON.stringify(s.body) } : {}),
   });
   const body = (await res.json()) as Record<string, unknown>;
-  if (res.status !== 200) throw new Error(`${s.group} / ${s.name}: HTTP ${res.status} ${JSON.stringify(body)}`);
+  if (res.status !== 200)
+    throw new Error(`${s.group} / ${s.name}: HTTP ${res.status} ${JSON.stringify(body)}`);
   return body;
 }
 
@@ -133,7 +138,9 @@ export async function measure(
     if (i >= opts.warmup) times.push(performance.now() - t0);
   }
   const rows =
-    s.group === 'backtest' ? Number(body.scanned) : ((body.items ?? body.events) as unknown[] | undefined)?.length;
+    s.group === 'backtest'
+      ? Number(body.scanned)
+      : ((body.items ?? body.events) as unknown[] | undefined)?.length;
   return {
     scenario: s,
     p50: percentile(times, 50),

@@ -88,7 +88,9 @@ export function renderScaleSection(r: ScaleReport): string {
     .join(' | ')} | ${growth(first.retention.ms, last.retention.ms)} |`;
   const retentionRate = `| retention, rows deleted per s | ${cps
     .map((c) => fmtInt((c.retention.rows / c.retention.ms) * 1000))
-    .join(' | ')} | ${growth(first.retention.rows / first.retention.ms, last.retention.rows / last.retention.ms)} |`;
+    .join(
+      ' | ',
+    )} | ${growth(first.retention.rows / first.retention.ms, last.retention.rows / last.retention.ms)} |`;
   const analyze = `| \`ANALYZE\` (whole database) | ${cps.map((c) => fmtMs(c.analyzeMs)).join(' | ')} | ${growth(first.analyzeMs, last.analyzeMs)} |`;
 
   const tables = [...new Set(last.sizes.filter((s) => s.totalBytes >= 8 * 1024 ** 2).map((s) => s.table))];
