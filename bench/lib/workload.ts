@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { newId, toCloudEvent, type AgentEvent } from '@agent-warden/contracts';
-import { agentKeyOf, type Trajectory } from '../../scripts/replay/trajectories';
+import { agentKeyOf, type Trajectory, type TrajectoryStep } from '../../scripts/replay/trajectories';
 import { TRAJECTORY_FILES } from '../../test/support/env';
 
 /** Server ids of an identified agent. */
@@ -34,6 +34,35 @@ export function agentsOf(trajectories: Trajectory[]): { key: string; name: strin
   const byKey = new Map<string, string>();
   for (const t of trajectories) byKey.set(agentKeyOf(t.agent), t.agent);
   return [...byKey].map(([key, name]) => ({ key, name }));
+}
+
+/** Fields of an event a stream's `make` fills in (the rest — ids, sequence, time — are the stream's). */
+export type EventFields = Pick<AgentEvent, 'type' | 'data'> & { runId?: string; parentId?: string };
+
+/**
+ * The end of a replayed tool call: `agent.tool.failed` when the step recorded an error, else
+ * `agent.tool.completed` with its result; `durationMs` is derived from the step's index (5–404 ms).
+ */
+export function toolEndEvent<E>(
+  make: (fields: EventFields) => E,
+  step: Pick<TrajectoryStep, 'index' | 'error' | 'result'>,
+  ids: { runId: string; startedId: string; toolCallId: string; toolName: string },
+): E {
+  const { runId, startedId, toolCallId, toolName } = ids;
+  const durationMs = 5 + ((step.index * 37) % 400);
+  return step.error
+    ? make({
+        type: 'agent.tool.failed',
+        runId,
+        parentId: startedId,
+        data: { toolCallId, toolName, error: { message: step.error }, durationMs },
+      })
+    : make({
+        type: 'agent.tool.completed',
+        runId,
+        parentId: startedId,
+        data: { toolCallId, toolName, result: step.result ?? undefined, durationMs },
+      });
 }
 
 /**
@@ -76,7 +105,7 @@ export class EventStream {
     const runId = newId();
     let sequence = 0;
     const base = { sessionId, agentId: ids.agentId, agentVersionId: ids.agentVersionId };
-    const make = (fields: Pick<AgentEvent, 'type' | 'data'> & { runId?: string; parentId?: string }) =>
+    const make = (fields: EventFields) =>
       ({
         id: newId(),
         time: new Date().toISOString(),
@@ -112,20 +141,7 @@ export class EventStream {
         data: { toolCallId, toolName, arguments: step.arguments ?? {} },
       });
       yield started;
-      const durationMs = 5 + ((step.index * 37) % 400);
-      yield step.error
-        ? make({
-            type: 'agent.tool.failed',
-            runId,
-            parentId: started.id,
-            data: { toolCallId, toolName, error: { message: step.error }, durationMs },
-          })
-        : make({
-            type: 'agent.tool.completed',
-            runId,
-            parentId: started.id,
-            data: { toolCallId, toolName, result: step.result ?? undefined, durationMs },
-          });
+      yield toolEndEvent(make, step, { runId, startedId: started.id, toolCallId, toolName });
     }
     yield make({
       type: 'agent.run.completed',

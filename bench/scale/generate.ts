@@ -1,6 +1,7 @@
 import { newId, type AgentEvent, type Decision, type EvaluationRecord } from '@agent-warden/contracts';
 import type { ProjectedEvent } from '@agent-warden/db';
 import { agentKeyOf, type Trajectory, type TrajectoryStep } from '../../scripts/replay/trajectories';
+import { toolEndEvent, type EventFields } from '../lib/workload';
 
 const DAY = 86_400_000;
 /** Time between two events of a session, ms (plus up to the same again at random). */
@@ -196,7 +197,7 @@ export class ScaleGenerator {
       this.layout.now.getTime() - span + Math.floor(random() * Math.max(0, span - approxLen * STEP_MS * 2));
     let sequence = 0;
     const base = { sessionId, agentId: agent.agentId, agentVersionId: versionId };
-    const make = (fields: Pick<AgentEvent, 'type' | 'data'> & { runId?: string; parentId?: string }) => {
+    const make = (fields: EventFields) => {
       time += STEP_MS + Math.floor(random() * STEP_MS);
       return {
         id: newId(),
@@ -268,24 +269,9 @@ export class ScaleGenerator {
           data: { toolCallId, toolName, arguments: step.arguments ?? {} },
         });
         yield wrap(started);
-        const durationMs = 5 + ((step.index * 37) % 400);
         context += (step.result ?? step.error ?? '').length;
         lastTool = { toolCallId, toolName };
-        yield wrap(
-          step.error
-            ? make({
-                type: 'agent.tool.failed',
-                runId,
-                parentId: started.id,
-                data: { toolCallId, toolName, error: { message: step.error }, durationMs },
-              })
-            : make({
-                type: 'agent.tool.completed',
-                runId,
-                parentId: started.id,
-                data: { toolCallId, toolName, result: step.result ?? undefined, durationMs },
-              }),
-        );
+        yield wrap(toolEndEvent(make, step, { runId, startedId: started.id, toolCallId, toolName }));
       }
       yield wrap(
         make({
