@@ -515,6 +515,23 @@ describe('dashboard read API', () => {
       );
       expect(one.body.items).toHaveLength(1);
     });
+
+    it('a time bound outside 1970–9999 is a 400 naming it, not a 500 (year 0 or a 5-digit year in UTC)', async () => {
+      for (const [route, query, path] of [
+        ['/v1/stats/top-policies', 'to=0001-01-02T08:26:42-15:12', 'to'],
+        ['/v1/stats/decisions', 'to=9999-12-31T23:00:00-15:00', 'to'],
+        ['/v1/sessions', 'from=0001-01-01T00:00:00Z', 'from'],
+        ['/v1/llm/usage', 'to=0001-01-02T00:00:00Z', 'to'],
+      ] as const) {
+        const r = await get(`${route}?${query}`);
+        expect([route, r.status, r.headers.get('content-type')]).toEqual([
+          route,
+          400,
+          expect.stringContaining('application/problem+json'),
+        ]);
+        expect(JSON.stringify(r.body)).toContain(path);
+      }
+    });
   });
 
   describe('serving the dashboard build', () => {

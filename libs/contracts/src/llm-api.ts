@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Timestamp, Uuid } from './common';
+import { Timestamp, Uuid, QueryTimestamp } from './common';
 
 /**
  * Read API of LLM calls (docs/architecture.md#llm-calls): a session's calls, per-session totals,
@@ -78,8 +78,8 @@ export const UsageBucket = z.enum(['hour', 'day']);
 export const UsageQuery = z
   .object({
     agentId: Uuid.optional(),
-    from: Timestamp.optional(),
-    to: Timestamp.optional(),
+    from: QueryTimestamp.optional(),
+    to: QueryTimestamp.optional(),
     bucket: UsageBucket.default('hour'),
   })
   .meta({ id: 'UsageQuery' });
