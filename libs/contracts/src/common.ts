@@ -13,22 +13,24 @@ export const ClientId = z.uuid({ version: 'v7', message: 'must be a UUIDv7 (RFC 
 /** RFC 3339 timestamp with offset, e.g. `2026-11-21T15:18:04.123Z`. */
 export const Timestamp = z.iso.datetime({ offset: true });
 
-/** Earliest instant a query's time bound may name: 1970-01-01T00:00:00Z (ms since the epoch). */
-export const QUERY_TIME_MIN_MS = 0;
-/** Latest instant a query's time bound may name: 9999-01-01T00:00:00Z (ms since the epoch). */
-export const QUERY_TIME_MAX_MS = Date.UTC(9999, 0, 1);
+/** Earliest instant a client-given time may name: 1970-01-01T00:00:00Z (ms since the epoch). */
+export const TIME_MIN_MS = 0;
+/** Latest instant a client-given time may name: 9999-01-01T00:00:00Z (ms since the epoch). */
+export const TIME_MAX_MS = Date.UTC(9999, 0, 1);
 
 /**
- * A time bound of a read query (`from`, `to`): an RFC 3339 {@link Timestamp} whose instant lies in
- * [1970-01-01T00:00:00Z, 9999-01-01T00:00:00Z]. Routes derive the other bound by subtracting a window
- * (days to years), and PostgreSQL and `Date#toISOString` have no year 0 or 5-digit years, so without
- * the bound `to=0001-01-02T00:00:00Z` or `to=9999-12-31T23:00:00-15:00` (year 10000 in UTC) made a
- * 500 instead of a 400 (found by `npm run fuzz`).
+ * A client-given time that is stored or computed with: an event's `time` and a read query's bounds
+ * (`from`, `to`). An RFC 3339 {@link Timestamp} whose instant lies in [1970-01-01T00:00:00Z,
+ * 9999-01-01T00:00:00Z]. PostgreSQL has no year 0 and JavaScript writes 5-digit years as `+010000`,
+ * which PostgreSQL refuses and `Date` reads back as Invalid Date; routes also derive one bound by
+ * subtracting a window. Without the bound, `to=0001-01-02T00:00:00Z` or an event at
+ * `0001-01-01T00:00:00+14:00` (year 0 in UTC) made a 500, or an accepted event the projector could
+ * not store (found by `npm run fuzz`).
  */
-export const QueryTimestamp = Timestamp.refine(
+export const BoundedTimestamp = Timestamp.refine(
   (t) => {
     const ms = Date.parse(t);
-    return ms >= QUERY_TIME_MIN_MS && ms <= QUERY_TIME_MAX_MS;
+    return ms >= TIME_MIN_MS && ms <= TIME_MAX_MS;
   },
   { message: 'must be between 1970-01-01T00:00:00Z and 9999-01-01T00:00:00Z' },
 );

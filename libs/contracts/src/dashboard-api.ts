@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Decision, Timestamp, Uuid, QueryTimestamp } from './common';
+import { Decision, Timestamp, Uuid, BoundedTimestamp } from './common';
 import { LlmTotalsView } from './llm-api';
 import { AgentVersionView, AgentView, PageQuery, SessionView } from './read';
 
@@ -29,7 +29,7 @@ const StatusList = z
   .pipe(z.array(SessionStatus).min(1).max(4));
 
 /** `from` / `to` query bounds (RFC 3339): `from` inclusive, `to` exclusive. */
-const TimeRange = z.object({ from: QueryTimestamp.optional(), to: QueryTimestamp.optional() });
+const TimeRange = z.object({ from: BoundedTimestamp.optional(), to: BoundedTimestamp.optional() });
 
 /**
  * `GET /v1/sessions` query: newest first by `startedAt` (keyset paging with `cursor`), every

@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { ClientId, Decision, JsonObject, JsonValue, Mode, RiskLevel, Timestamp, Uuid } from './common';
+import {
+  ClientId,
+  Decision,
+  JsonObject,
+  JsonValue,
+  Mode,
+  RiskLevel,
+  Timestamp,
+  Uuid,
+  BoundedTimestamp,
+} from './common';
 import { INT4_MAX } from './json-safety';
 import { LlmCallEventData } from './llm';
 import { Provenance } from './provenance';
@@ -146,7 +156,7 @@ export const RUN_SCOPED_TYPES: ReadonlySet<EventType> = new Set<EventType>([
  */
 const envelopeFields = {
   id: ClientId,
-  time: Timestamp,
+  time: BoundedTimestamp,
   sessionId: ClientId,
   runId: ClientId.optional(),
   parentId: ClientId.optional(),

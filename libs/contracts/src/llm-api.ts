@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Timestamp, Uuid, QueryTimestamp } from './common';
+import { Timestamp, Uuid, BoundedTimestamp } from './common';
 
 /**
  * Read API of LLM calls (docs/architecture.md#llm-calls): a session's calls, per-session totals,
@@ -78,8 +78,8 @@ export const UsageBucket = z.enum(['hour', 'day']);
 export const UsageQuery = z
   .object({
     agentId: Uuid.optional(),
-    from: QueryTimestamp.optional(),
-    to: QueryTimestamp.optional(),
+    from: BoundedTimestamp.optional(),
+    to: BoundedTimestamp.optional(),
     bucket: UsageBucket.default('hour'),
   })
   .meta({ id: 'UsageQuery' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Decision, JsonObject, RiskLevel, Timestamp, Uuid, QueryTimestamp } from './common';
+import { Decision, JsonObject, RiskLevel, Timestamp, Uuid, BoundedTimestamp } from './common';
 import { INT4_MAX } from './json-safety';
 import { Resource } from './events';
 import { MatchNode, PolicyInput } from './policy';
@@ -286,8 +286,8 @@ export const BACKTEST_DEFAULT_WINDOW_MS = 7 * 24 * 3600 * 1000;
 export const BacktestRequest = z
   .object({
     ...PolicyUnderTest,
-    from: QueryTimestamp.optional(),
-    to: QueryTimestamp.optional(),
+    from: BoundedTimestamp.optional(),
+    to: BoundedTimestamp.optional(),
     /** Matching events per page. */
     limit: z.number().int().min(1).max(1000).default(100),
     /** `nextCursor` of the previous page (same policy and window). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Timestamp, Uuid, QueryTimestamp } from './common';
+import { Timestamp, Uuid, BoundedTimestamp } from './common';
 import { DecisionCounts } from './dashboard-api';
 
 /**
@@ -36,7 +36,7 @@ const VersionList = z
 
 /** `GET /v1/agents/{agentId}/compare` query. `from` inclusive, `to` exclusive, on the session's start. */
 export const VersionComparisonQuery = z
-  .object({ versions: VersionList, from: QueryTimestamp.optional(), to: QueryTimestamp.optional() })
+  .object({ versions: VersionList, from: BoundedTimestamp.optional(), to: BoundedTimestamp.optional() })
   .meta({ id: 'VersionComparisonQuery' });
 export type VersionComparisonQuery = z.infer<typeof VersionComparisonQuery>;
 

@@ -39,6 +39,22 @@ describe('validateBatch', () => {
       expect.objectContaining({ index: 4, id: big.id, code: 'event_too_large' }),
     ]);
   });
+  test('a time PostgreSQL could not store (year 0 or a 5-digit year in UTC) is rejected at its path, not acknowledged', () => {
+    const r = validateBatch(
+      [
+        ev({ time: '0001-01-01T00:00:00+14:00' }),
+        ev({ time: '9999-12-31T23:00:00-15:00' }),
+        ev({ time: '1970-01-01T00:00:00Z' }),
+        ev({ time: '2093-06-01T12:00:00+02:00' }),
+      ],
+      10_000,
+    );
+    expect(r.valid.map((v) => v.index)).toEqual([2, 3]);
+    expect(r.rejected.map((x) => [x.index, x.code, x.errors?.[0]?.path])).toEqual([
+      [0, 'invalid_event', 'events.0.time'],
+      [1, 'invalid_event', 'events.1.time'],
+    ]);
+  });
   test('defaults are applied to accepted events', () => {
     const r = validateBatch([ev({ type: 'agent.session.ended', data: {} })], 10_000);
     expect(r.valid[0]!.event.data).toEqual({ status: 'completed' });
