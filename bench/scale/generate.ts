@@ -325,36 +325,29 @@ export class ScaleGenerator {
             truncated: false,
           }
         : null;
-    const event = make({
-      type: 'agent.guardrail.evaluated',
-      runId,
-      data: {
-        evaluationId: newId(),
-        toolCallId,
-        toolName,
-        mode: 'enforce',
-        policyDecision: decision,
-        effectiveDecision: effective,
-        matchedGuardrails: matched,
-        wouldBlock: decision === 'block',
-        wouldRequireApproval: decision === 'require_approval',
-        outcome: effective === 'block' ? 'blocked' : 'ran',
-      },
-    });
-    const evaluation: EvaluationRecord = {
-      evaluationId: (event.data as { evaluationId: string }).evaluationId,
-      projectId: project.projectId,
-      agentId: base.agentId,
-      agentVersionId: base.agentVersionId,
-      sessionId: base.sessionId,
-      runId,
+    // What the client's event and the gateway's evaluation record both carry.
+    const decided = {
+      evaluationId: newId(),
       toolCallId,
-      mode: 'enforce',
+      mode: 'enforce' as const,
       policyDecision: decision,
       effectiveDecision: effective,
       matchedGuardrails: matched,
       wouldBlock: decision === 'block',
       wouldRequireApproval: decision === 'require_approval',
+    };
+    const event = make({
+      type: 'agent.guardrail.evaluated',
+      runId,
+      data: { ...decided, toolName, outcome: effective === 'block' ? 'blocked' : 'ran' },
+    });
+    const evaluation: EvaluationRecord = {
+      ...decided,
+      projectId: project.projectId,
+      agentId: base.agentId,
+      agentVersionId: base.agentVersionId,
+      sessionId: base.sessionId,
+      runId,
       dryRun: false,
       approvalId: null,
       input: { action: { type: 'tool_call', name: toolName }, tool: { name: toolName }, arguments: args },

@@ -147,8 +147,13 @@ export async function dropExpiredEventPartitions(
   db: PrismaClient,
   now: Date = new Date(),
 ): Promise<string[]> {
+  // One query decides whether any partition can go (every project has a window) and up to where:
+  // partitions are listed oldest first, so the walk stops at the first one ending after that cutoff.
+  const cutoff = await earliestCutoff(db, now);
+  if (cutoff === null) return [];
   const dropped: string[] = [];
   for (const part of await listEventPartitions(db)) {
+    if (part.to.getTime() > cutoff.getTime()) break;
     if (!(await droppable(db, part, now))) continue;
     const done = await db.$transaction(
       async (tx) => {
@@ -170,6 +175,18 @@ export async function dropExpiredEventPartitions(
     if (done) dropped.push(part.name);
   }
   return dropped;
+}
+
+/**
+ * The earliest retention cutoff (now − retention_days) over all projects, or null when there is no
+ * project or one keeps everything (no window): then no week partition may be dropped.
+ */
+async function earliestCutoff(db: PrismaClient, now: Date): Promise<Date | null> {
+  const [row] = await db.$queryRaw<{ cutoff: Date | null }[]>`
+    SELECT CASE WHEN count(*) > 0 AND count(*) = count(retention_days)
+                THEN min(${now}::timestamptz - make_interval(days => retention_days)) END AS cutoff
+      FROM projects`;
+  return row?.cutoff ?? null;
 }
 
 /**
