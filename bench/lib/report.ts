@@ -43,7 +43,9 @@ function renderHeader(r: IngestResults): string {
   const v = r.visibility;
   const busy: number[] = [
     ...g.rows.flatMap((x) =>
-      [x.gateway, x.floor, x.bare, x.bareCoalesced].flatMap((series) => series.runs.map((run) => run.cpu.machineBusy)),
+      [x.gateway, x.floor, x.bare, x.bareCoalesced].flatMap((series) =>
+        series.runs.map((run) => run.cpu.machineBusy),
+      ),
     ),
     p.projector.cpu.machineBusy,
     v.cpu.machineBusy,
