@@ -11,7 +11,7 @@ import type { BenchEnv } from '../lib/env';
 import { FLOOR_PATH, FLOOR_PRODUCE_PATH } from '../lib/floor';
 import { spawnGateway } from '../lib/gateway-process';
 import { identifyAgents, postEvents } from '../lib/http';
-import { connectBareProducer } from '../lib/kafka';
+import { connectBareProducer, deleteTopics } from '../lib/kafka';
 import { closedLoop, Pool, type ClosedLoopResult } from '../lib/load';
 import type { ProfileSummary } from '../lib/profile';
 import { mean, median } from '../lib/stats';
@@ -121,6 +121,8 @@ export async function benchGateway(
   await prisma.$disconnect();
 
   const prefix = `bench${randomSuffix()}.`;
+  // Registered first, so it runs last: after the gateway and the bare producer are gone.
+  cleanup.add("delete the run's topics", () => deleteTopics(env.kafkaBrokers, prefix));
   const gw = await spawnGateway({
     DATABASE_URL: db.url,
     KAFKA_BROKERS: env.kafkaBrokers.join(','),
