@@ -1,6 +1,7 @@
 /**
  * `npm run bench:ingest` — throughput and latency of the ingest pipeline on the real services:
- *   1. the gateway into Kafka vs a bare `@platformatic/kafka` producer,
+ *   1. the gateway into Kafka vs a bare `@platformatic/kafka` producer, and two floors on the
+ *      gateway's own server (parse only; parse and produce unvalidated: bench/lib/floor.ts),
  *   2. the projector from Kafka into PostgreSQL vs a bare multi-row INSERT,
  *   3. the time until an accepted event is readable from the api, under a steady load.
  * Needs PostgreSQL and Kafka (`source .infra/env` first). Writes its section of

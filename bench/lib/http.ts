@@ -22,19 +22,25 @@ export async function identifyAgents(
 }
 
 /**
- * `POST /v1/events` with a pre-serialised body (Node's fetch = undici, keep-alive). Resolves with
- * the number of events accepted; throws on any answer but 202 or when an event was rejected.
+ * `POST /v1/events` (or `path`, e.g. the parse-only floor route) with a pre-serialised body (Node's
+ * fetch = undici, keep-alive). Resolves with the number of events accepted; throws on any answer
+ * but 202 or when an event was rejected.
  */
-export async function postEvents(gatewayUrl: string, apiKey: string, body: string): Promise<number> {
-  const res = await fetch(`${gatewayUrl}/v1/events`, {
+export async function postEvents(
+  gatewayUrl: string,
+  apiKey: string,
+  body: string,
+  path = '/v1/events',
+): Promise<number> {
+  const res = await fetch(`${gatewayUrl}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
     body,
   });
   const text = await res.text();
-  if (res.status !== 202) throw new Error(`POST /v1/events: HTTP ${res.status} ${text.slice(0, 300)}`);
+  if (res.status !== 202) throw new Error(`POST ${path}: HTTP ${res.status} ${text.slice(0, 300)}`);
   const r = JSON.parse(text) as EventBatchResponse;
   if (r.rejected.length > 0)
-    throw new Error(`POST /v1/events rejected ${r.rejected.length}: ${JSON.stringify(r.rejected[0])}`);
+    throw new Error(`POST ${path} rejected ${r.rejected.length}: ${JSON.stringify(r.rejected[0])}`);
   return r.accepted;
 }

@@ -1,4 +1,4 @@
-import { ProduceAcks, Producer, stringSerializers } from '@platformatic/kafka';
+import { Admin, ProduceAcks, Producer, stringSerializers } from '@platformatic/kafka';
 import { KafkaBus } from '@agent-warden/bus';
 import { TOPICS } from '@agent-warden/contracts';
 import { silentLogger } from '@agent-warden/observability';
@@ -7,7 +7,8 @@ import type { WireRecord } from './workload';
 
 /**
  * Creates the event topics under `prefix` through the code's own `KafkaBus.ensureTopics`
- * (auto topic creation is off on the broker). Topics stay after the run; the prefix is random.
+ * (auto topic creation is off on the broker). The prefix is random; {@link deleteTopics} removes
+ * the topics when the part is done.
  */
 export async function createTopics(brokers: string[], prefix: string, partitions: number): Promise<void> {
   const bus = new KafkaBus({ brokers, clientId: 'bench-admin', logger: silentLogger(), topicPrefix: prefix });
@@ -56,4 +57,25 @@ export async function connectBareProducer(brokers: string[], clientId = 'bench-b
     },
     disconnect: () => producer.close(),
   };
+}
+
+/**
+ * Deletes every topic whose name starts with `prefix` (a benchmark part's own topics, under its
+ * random prefix). A gateway part writes 7–11 GB into them; left on the broker, eight runs filled
+ * the shared Kafka's disk (2026-11-24). Throws the client's error when Kafka cannot be reached.
+ */
+export async function deleteTopics(brokers: string[], prefix: string): Promise<void> {
+  const admin = new Admin({
+    clientId: 'bench-admin',
+    bootstrapBrokers: brokers,
+    connectTimeout: 3_000,
+    timeout: 30_000,
+    retries: 2,
+  });
+  try {
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
+    if (topics.length > 0) await admin.deleteTopics({ topics });
+  } finally {
+    await admin.close().catch(() => undefined);
+  }
 }

@@ -43,7 +43,9 @@ function renderHeader(r: IngestResults): string {
   const v = r.visibility;
   const busy: number[] = [
     ...g.rows.flatMap((x) =>
-      [x.gateway, x.bare, x.bareCoalesced].flatMap((series) => series.runs.map((run) => run.cpu.machineBusy)),
+      [x.gateway, x.floor, x.floorProduce, x.bare, x.bareCoalesced].flatMap((series) =>
+        series.runs.map((run) => run.cpu.machineBusy),
+      ),
     ),
     p.projector.cpu.machineBusy,
     v.cpu.machineBusy,
@@ -88,12 +90,16 @@ function renderGateway(g: GatewayBenchResult): string {
   out.push(`### 1. Gateway into Kafka vs a bare @platformatic/kafka producer
 
 Closed loop: N concurrent senders, each sends its next batch of ${g.options.batchSize} events as soon as the previous
-one is acknowledged. After ${g.options.initialWarmupMs / 1000} s of unmeasured gateway load, ${g.options.rounds} rounds of (gateway, bare per batch, bare
+one is acknowledged. After ${g.options.initialWarmupMs / 1000} s of unmeasured gateway load, ${g.options.rounds} rounds of (gateway, floor, floor + produce, bare per batch, bare
 coalesced) runs alternate, each ${g.options.warmupMs / 1000} s warm-up + ${g.options.durationMs / 1000} s measured (events/s = events acknowledged in the window ÷
 window); the tables give the median of the rounds and [lowest–highest]. **Gateway**: \`start()\` of
 \`@agent-warden/gateway\` in a child process (\`bench/lib/gateway-main.ts\`), fresh database, bootstrapped key,
 agents identified through \`POST /v1/agents/identify\`; clients are Node's \`fetch\` (undici, keep-alive) in
-the benchmark process; every answer was a 202 with every event accepted. **Bare producer**: \`@platformatic/kafka\` in the
+the benchmark process; every answer was a 202 with every event accepted. **Floor**: \`POST /bench/floor\` on the
+gateway's own server (\`bench/lib/floor.ts\`), same clients and bodies: it only receives the body, \`JSON.parse\`s it and
+answers 202 \`{accepted, rejected: []}\` — what any HTTP gateway must do before its own work. **Floor + produce**:
+\`POST /bench/floor-produce\`, the same plus the gateway's publish of each event, unvalidated (\`toCloudEvent\`, key = sessionId,
+a \`KafkaBus\` of its own configured like the gateway's) before the 202: a gateway that trusted its input. **Bare producer**: \`@platformatic/kafka\` in the
 benchmark process with the gateway's client and producer settings (idempotent, \`acks: -1\`, the Java
 client's placement of keys), sending the same records (the gateway's \`toCloudEvent\` JSON, key = sessionId):
 *per batch* = one \`send\` per ${g.options.batchSize}-record batch from each sender, concurrently (several produce
@@ -102,16 +108,20 @@ gateway does. CPU = % of one core used by the process during the window (/proc; 
 100 % with its GC and I/O threads); "per core-second" = events/s ÷ that share, a figure that depends less on
 what else the machine runs.
 
-| clients | gateway events/s | POST p50 / p95 | gateway CPU | gateway events per core-second | bare per batch events/s | gateway ÷ bare | bare coalesced events/s | gateway ÷ coalesced | bare coalesced events per core-second |
-| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`);
+| clients | gateway events/s | POST p50 / p95 | gateway CPU | gateway events per core-second | floor events/s | floor CPU | floor + produce events/s | floor + produce CPU | bare per batch events/s | gateway ÷ bare | floor ÷ bare | floor + produce ÷ bare | gateway ÷ floor | gateway ÷ floor + produce | bare coalesced events/s | gateway ÷ coalesced | bare coalesced events per core-second |
+| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`);
   const spread = (x: Series) => `${fmtInt(x.eventsPerSecond)} [${fmtInt(x.min)}–${fmtInt(x.max)}]`;
   for (const row of g.rows) {
     const gw = row.gateway;
     out.push(
-      `| ${row.concurrency} | ${spread(gw)} | ${fmtMs(gw.latencyP50Ms)} / ${fmtMs(gw.latencyP95Ms)} | ${gw.cpu.gateway} % | ${perCore(gw.eventsPerSecond, gw.cpu.gateway)} | ${spread(row.bare)} | ${fmtRatio(gw.eventsPerSecond, row.bare.eventsPerSecond)} | ${spread(row.bareCoalesced)} | ${fmtRatio(gw.eventsPerSecond, row.bareCoalesced.eventsPerSecond)} | ${perCore(row.bareCoalesced.eventsPerSecond, row.bareCoalesced.cpu.bench)} |`,
+      `| ${row.concurrency} | ${spread(gw)} | ${fmtMs(gw.latencyP50Ms)} / ${fmtMs(gw.latencyP95Ms)} | ${gw.cpu.gateway} % | ${perCore(gw.eventsPerSecond, gw.cpu.gateway)} | ${spread(row.floor)} | ${row.floor.cpu.gateway} % | ${spread(row.floorProduce)} | ${row.floorProduce.cpu.gateway} % | ${spread(row.bare)} | ${fmtRatio(gw.eventsPerSecond, row.bare.eventsPerSecond)} | ${fmtRatio(row.floor.eventsPerSecond, row.bare.eventsPerSecond)} | ${fmtRatio(row.floorProduce.eventsPerSecond, row.bare.eventsPerSecond)} | ${fmtRatio(gw.eventsPerSecond, row.floor.eventsPerSecond)} | ${fmtRatio(gw.eventsPerSecond, row.floorProduce.eventsPerSecond)} | ${spread(row.bareCoalesced)} | ${fmtRatio(gw.eventsPerSecond, row.bareCoalesced.eventsPerSecond)} | ${perCore(row.bareCoalesced.eventsPerSecond, row.bareCoalesced.cpu.bench)} |`,
     );
   }
-  const errors = g.rows.reduce((a, x) => a + x.gateway.errors + x.bare.errors + x.bareCoalesced.errors, 0);
+  const errors = g.rows.reduce(
+    (a, x) =>
+      a + x.gateway.errors + x.floor.errors + x.floorProduce.errors + x.bare.errors + x.bareCoalesced.errors,
+    0,
+  );
   out.push(`
 Errors: ${errors}. Load generator (benchmark process) CPU during the gateway runs: ${g.rows.map((x) => `${x.gateway.cpu.bench} %`).join(', ')}.`);
   if (g.profile)

@@ -8,9 +8,10 @@ import { randomSuffix } from '../../test/support/env';
 import type { Cleanup } from '../lib/cleanup';
 import { cpuWindow, type CpuWindow } from '../lib/cpu';
 import type { BenchEnv } from '../lib/env';
+import { FLOOR_PATH, FLOOR_PRODUCE_PATH } from '../lib/floor';
 import { spawnGateway } from '../lib/gateway-process';
 import { identifyAgents, postEvents } from '../lib/http';
-import { connectBareProducer } from '../lib/kafka';
+import { connectBareProducer, deleteTopics } from '../lib/kafka';
 import { closedLoop, Pool, type ClosedLoopResult } from '../lib/load';
 import type { ProfileSummary } from '../lib/profile';
 import { mean, median } from '../lib/stats';
@@ -22,7 +23,7 @@ export interface GatewayBenchOptions {
   batchSize: number;
   /** Unmeasured gateway load before the first measurement (connections, JIT), ms. */
   initialWarmupMs: number;
-  /** Rounds of (gateway, bare, bare coalesced) runs, alternated so that load from other work hits all three alike. */
+  /** Rounds of (gateway, floor, floor + produce, bare, bare coalesced) runs, alternated so that load from other work hits all five alike. */
   rounds: number;
   /** Per run: warm-up, then measured window, ms. */
   warmupMs: number;
@@ -60,6 +61,10 @@ export interface Series {
 export interface GatewayRow {
   concurrency: number;
   gateway: Series;
+  /** The parse-only floor route on the gateway's server (bench/lib/floor.ts), same bodies and clients. */
+  floor: Series;
+  /** The parse-and-produce floor route on the same server: the parse-only floor plus the gateway's publish, unvalidated. */
+  floorProduce: Series;
   bare: Series;
   bareCoalesced: Series;
 }
@@ -93,7 +98,9 @@ export interface GatewayBenchResult {
 
 /**
  * Part 1: events/s the gateway accepts (`POST /v1/events`, closed loop, N keep-alive fetch
- * clients) next to a bare `@platformatic/kafka` producer configured like the gateway's, with the same records
+ * clients) next to the parse-only and parse-and-produce floor routes on the same server (same clients and
+ * bodies; bench/lib/floor.ts) and a bare
+ * `@platformatic/kafka` producer configured like the gateway's, with the same records
  * from the same number of concurrent senders — once with one `send` per 25-record batch, once with
  * concurrent batches merged by the bus's own `SendCoalescer` (what the gateway does). The gateway
  * runs in a child process (`start()` from `@agent-warden/gateway`) on a fresh database with a
@@ -114,6 +121,8 @@ export async function benchGateway(
   await prisma.$disconnect();
 
   const prefix = `bench${randomSuffix()}.`;
+  // Registered first, so it runs last: after the gateway and the bare producer are gone.
+  cleanup.add("delete the run's topics", () => deleteTopics(env.kafkaBrokers, prefix));
   const gw = await spawnGateway({
     DATABASE_URL: db.url,
     KAFKA_BROKERS: env.kafkaBrokers.join(','),
@@ -140,6 +149,8 @@ export async function benchGateway(
   const recordPool = new Pool(records);
   const senders = {
     gateway: () => postEvents(gw.url, apiKey, bodyPool.next()),
+    floor: () => postEvents(gw.url, apiKey, bodyPool.next(), FLOOR_PATH),
+    floorProduce: () => postEvents(gw.url, apiKey, bodyPool.next(), FLOOR_PRODUCE_PATH),
     bare: async () => {
       const batch = recordPool.next();
       await bare.send(topic, batch);
@@ -153,10 +164,12 @@ export async function benchGateway(
   };
   const pids = {
     gateway: { gateway: gw.pid, bench: process.pid },
+    floor: { gateway: gw.pid, bench: process.pid },
+    floorProduce: { gateway: gw.pid, bench: process.pid },
     bare: { bench: process.pid },
     bareCoalesced: { bench: process.pid },
   };
-  const modes = ['gateway', 'bare', 'bareCoalesced'] as const;
+  const modes = ['gateway', 'floor', 'floorProduce', 'bare', 'bareCoalesced'] as const;
 
   await closedLoop({
     concurrency: Math.max(...o.concurrencies),
@@ -166,7 +179,13 @@ export async function benchGateway(
   });
   const rows: GatewayRow[] = [];
   for (const concurrency of o.concurrencies) {
-    const runs: Record<(typeof modes)[number], Measured[]> = { gateway: [], bare: [], bareCoalesced: [] };
+    const runs: Record<(typeof modes)[number], Measured[]> = {
+      gateway: [],
+      floor: [],
+      floorProduce: [],
+      bare: [],
+      bareCoalesced: [],
+    };
     for (let round = 0; round < o.rounds; round += 1)
       for (const mode of modes) {
         const window: { end?: () => CpuWindow } = {};
@@ -182,12 +201,20 @@ export async function benchGateway(
     const row: GatewayRow = {
       concurrency,
       gateway: series(runs.gateway),
+      floor: series(runs.floor),
+      floorProduce: series(runs.floorProduce),
       bare: series(runs.bare),
       bareCoalesced: series(runs.bareCoalesced),
     };
+    const pct = (a: Series, b: Series) => `${Math.round((a.eventsPerSecond / b.eventsPerSecond) * 100)} %`;
     log(
-      `c=${concurrency}: gateway ${Math.round(row.gateway.eventsPerSecond)}, bare ${Math.round(row.bare.eventsPerSecond)}, ` +
-        `bare coalesced ${Math.round(row.bareCoalesced.eventsPerSecond)} events/s (medians of ${o.rounds})`,
+      `c=${concurrency}: gateway ${Math.round(row.gateway.eventsPerSecond)}, floor ${Math.round(row.floor.eventsPerSecond)}, ` +
+        `floor + produce ${Math.round(row.floorProduce.eventsPerSecond)}, ` +
+        `bare ${Math.round(row.bare.eventsPerSecond)}, bare coalesced ${Math.round(row.bareCoalesced.eventsPerSecond)} events/s ` +
+        `(medians of ${o.rounds}); gateway ÷ bare ${pct(row.gateway, row.bare)}, floor ÷ bare ${pct(row.floor, row.bare)}, ` +
+        `gateway ÷ floor ${pct(row.gateway, row.floor)}, floor + produce ÷ bare ${pct(row.floorProduce, row.bare)}, ` +
+        `gateway ÷ floor + produce ${pct(row.gateway, row.floorProduce)}; CPU gateway ${row.gateway.cpu.gateway} % / floor ${row.floor.cpu.gateway} % / floor + produce ${row.floorProduce.cpu.gateway} %, ` +
+        `bench ${row.gateway.cpu.bench} % / ${row.floor.cpu.bench} %`,
     );
     rows.push(row);
   }

@@ -8,6 +8,7 @@ import {
   METRICS_PATH,
   methodGuard,
   metricsHandler,
+  noteCleanJsonBody,
   notFoundHandler,
   openApiRouter,
   problemHandler,
@@ -110,10 +111,17 @@ export function gatewayRoutes(deps: GatewayDeps): Router {
  * The JSON body parser with the configured limit (413 `body_too_large` past it), followed by the
  * contract's storage rule on the body and the query (libs/http `requestJsonSafety`: U+0000 and lone
  * surrogates → U+FFFD, depth bounded; a batch's events are measured one by one by their route).
+ * The parser's `verify` is `noteCleanJsonBody`: a UTF-8 body whose bytes hold no `\u0000` or
+ * surrogate escape is not walked for cleaning, which would change nothing (docs/decisions.md
+ * "Ingest skips the cleaning walk of a body with nothing to clean").
  * `POST /v1/traces` is left alone: its route reads the raw body (OTLP/JSON or protobuf, gzip).
  */
 export function jsonBody(limitBytes: number): RequestHandler[] {
-  const json = express.json({ limit: limitBytes, type: ['application/json', 'application/*+json'] });
+  const json = express.json({
+    limit: limitBytes,
+    type: ['application/json', 'application/*+json'],
+    verify: noteCleanJsonBody,
+  });
   return [
     (req, res, next) => (isOtlpTracesPath(req.path) ? next() : json(req, res, next)),
     requestJsonSafety({ batchPaths: ['/v1/events'] }),
