@@ -31,7 +31,8 @@ describe('writeBatch on the pg pool Prisma shares', () => {
     projectId = (await createProject(db, 'projection-write')).id;
     agent = await identifyAgent(db, projectId, { agent: { key: 'writer' } });
     const p2 = (await createProject(db, 'someone else')).id;
-    other = { projectId: p2, ...(await identifyAgent(db, p2, { agent: { key: 'writer' } })) };
+    const o = await identifyAgent(db, p2, { agent: { key: 'writer' } });
+    other = { projectId: p2, agentId: o.agentId, agentVersionId: o.agentVersionId };
   }, 60_000);
 
   afterAll(async () => {
@@ -55,7 +56,7 @@ describe('writeBatch on the pg pool Prisma shares', () => {
         agentVersionId: ids.agentVersionId,
         sequence: ++sequence,
         data,
-      });
+      }) as AgentEvent;
     const events = [
       ev('agent.session.started', { inputSummary: 'book a flight' }, false),
       ev('agent.run.started', { name: 'main', inputSummary: 'book a flight' }),
