@@ -73,6 +73,15 @@ export async function writeBatch(
   // A batch may hold the same event twice (a client retry landing next to the original).
   const events = uniqueBy(batchEvents, (e) => scoped(e.projectId, e.event.id));
   const evaluations = uniqueBy(batchEvaluations, (e) => e.evaluationId);
+  if (events.length === 0 && evaluations.length === 0)
+    return {
+      eventsInserted: 0,
+      evaluationsInserted: 0,
+      scoresInserted: 0,
+      llmCallsInserted: 0,
+      sessions: [],
+      evaluatedSessions: [],
+    };
   const client = await pgPoolOf(db).connect();
   let healthy = true;
   try {
