@@ -1,4 +1,4 @@
-import { ProduceAcks, Producer, stringSerializers } from '@platformatic/kafka';
+import { Admin, ProduceAcks, Producer, stringSerializers } from '@platformatic/kafka';
 import { KafkaBus } from '@agent-warden/bus';
 import { TOPICS } from '@agent-warden/contracts';
 import { silentLogger } from '@agent-warden/observability';
@@ -7,7 +7,7 @@ import type { WireRecord } from './workload';
 
 /**
  * Creates the event topics under `prefix` through the code's own `KafkaBus.ensureTopics`
- * (auto topic creation is off on the broker). Topics stay after the run; the prefix is random.
+ * (auto topic creation is off on the broker). The prefix is random; {@link deleteTopics} removes them.
  */
 export async function createTopics(brokers: string[], prefix: string, partitions: number): Promise<void> {
   const bus = new KafkaBus({ brokers, clientId: 'bench-admin', logger: silentLogger(), topicPrefix: prefix });
@@ -19,6 +19,20 @@ export async function createTopics(brokers: string[], prefix: string, partitions
     ]);
   } finally {
     await bus.close();
+  }
+}
+
+/**
+ * Deletes the topics whose name starts with `prefix` (a run's pre-loaded topics: tens of MB each,
+ * which the shared broker would otherwise keep on its disk). Throws when Kafka cannot be reached.
+ */
+export async function deleteTopics(brokers: string[], prefix: string): Promise<void> {
+  const admin = new Admin({ clientId: 'bench-admin', bootstrapBrokers: brokers, connectTimeout: 3_000 });
+  try {
+    const topics = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
+    if (topics.length > 0) await admin.deleteTopics({ topics });
+  } finally {
+    await admin.close();
   }
 }
 

@@ -10,7 +10,7 @@ import type { Cleanup } from '../lib/cleanup';
 import { cpuWindow, type CpuWindow } from '../lib/cpu';
 import { drainTopic, type DrainResult } from '../lib/drain';
 import type { BenchEnv } from '../lib/env';
-import { connectBareProducer, createTopics } from '../lib/kafka';
+import { connectBareProducer, createTopics, deleteTopics } from '../lib/kafka';
 import { bareInsert, chunks, copyEventOwners, toEventRows } from '../lib/pg-insert';
 import { profileWhile, type ProfileSummary } from '../lib/profile';
 import { agentsOf, EventStream, toWireRecords, type AgentIds, type WireRecord } from '../lib/workload';
@@ -140,6 +140,7 @@ export async function benchProjector(
 
   // Pre-load the topic (bare producer, 500 records per send).
   const prefix = `bench${randomSuffix()}.`;
+  cleanup.add('delete the pre-loaded topics', () => deleteTopics(env.kafkaBrokers, prefix));
   await createTopics(env.kafkaBrokers, prefix, o.partitions);
   const producer = await connectBareProducer(env.kafkaBrokers, 'bench-preload');
   const p0 = performance.now();
