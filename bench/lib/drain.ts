@@ -6,6 +6,7 @@ import { startProjection } from '@agent-warden/projector';
 import { randomSuffix } from '../../test/support/env';
 import type { Cleanup } from './cleanup';
 import { cpuWindow, type CpuWindow } from './cpu';
+import { startProfiler, type ProfileSummary } from './profile';
 import type { BenchEnv } from './env';
 import { mean, sleep } from './stats';
 import { tracingBus, type BatchTrace } from './trace';
@@ -28,6 +29,8 @@ export interface DrainResult {
   meanHandlerMs: number;
   /** Share of each partition's busy span spent inside the handler (rest: fetch, commit, waits). */
   handlerShare: number;
+  /** CPU profile of this process during the drain, with `BENCH_PROFILE_DRAIN=1` only (it slows the drain). */
+  profile?: ProfileSummary;
 }
 
 /** What {@link drainTopic} runs against. */
@@ -68,7 +71,8 @@ function handlerShare(traces: BatchTrace[], partitions: number): number {
  * (its own consumer settings), a fresh consumer group — in this process on the topics of
  * `t.prefix`, and waits until `t.records` rows are in the `events` table at `t.url` (polled every
  * 50 ms) or the timeout passes; then stops it. The bus is wrapped only to record each batch's size
- * and handler time.
+ * and handler time. With `BENCH_PROFILE_DRAIN=1` in the environment, this process's CPU is profiled
+ * during the drain (`profile`; the profiler slows the drain, so its figures are not the ratio's).
  */
 export async function drainTopic(t: DrainTarget, cleanup: Cleanup): Promise<DrainResult> {
   const counter = new Client({ connectionString: t.url });
@@ -83,6 +87,7 @@ export async function drainTopic(t: DrainTarget, cleanup: Cleanup): Promise<Drai
   });
   cleanup.add('close projector bus', () => bus.close());
   try {
+    const stopProfiler = process.env.BENCH_PROFILE_DRAIN === '1' ? await startProfiler() : undefined;
     const endCpu = cpuWindow({ bench: process.pid });
     const t0 = performance.now();
     const sub = await startProjection({
@@ -99,6 +104,7 @@ export async function drainTopic(t: DrainTarget, cleanup: Cleanup): Promise<Drai
     }
     const tDone = performance.now();
     const cpu = endCpu();
+    const profile = await stopProfiler?.();
     await sub.stop();
     const firstBatch = Math.min(...traces.map((x) => x.startMs));
     const sizes = traces.map((x) => x.records);
@@ -114,6 +120,7 @@ export async function drainTopic(t: DrainTarget, cleanup: Cleanup): Promise<Drai
       maxBatch: Math.max(...sizes),
       meanHandlerMs: mean(traces.map((x) => x.endMs - x.startMs)),
       handlerShare: handlerShare(traces, t.partitions),
+      ...(profile ? { profile } : {}),
     };
   } finally {
     await counter.end();

@@ -144,9 +144,9 @@ function renderProjector(p: ProjectorBenchResult): string {
 ${fmtInt(p.options.records)} records pre-loaded into a fresh topic (bare producer, ${fmtInt(p.preload.eventsPerSecond)} records/s), then the
 projector as shipped — \`startProjection\` of \`@agent-warden/projector\` with a \`KafkaBus\` and its consumer settings
 (fetches of up to 4 MiB per partition, 16 MiB in all), in the benchmark process, nothing else running,
-\`partitionsConsumedConcurrently\` ${p.options.concurrency}, Prisma pool 10 as \`createPrisma\` defaults — drains them into a fresh database;
+\`partitionsConsumedConcurrently\` ${p.options.concurrency}, \`pg\` pool 10 (shared with Prisma) as \`createPrisma\` defaults — drains them into a fresh database;
 each batch's events go in as one \`INSERT … SELECT FROM jsonb_to_recordset($1) … ON CONFLICT (project_id, id, time) DO NOTHING\`
-(\`services/projector/src/insert-events.ts\`) inside \`writeBatch\`'s Prisma transaction.
+(\`libs/db/src/projection/insert-events.ts\`) inside \`writeBatch\`'s transaction on a plain \`pg\` connection, its projections in one more statement.
 \`SELECT count(*) FROM events\` is polled every 50 ms. events/s = records ÷ (first batch handed to the handler →
 count reached). **Bare INSERT**: the same rows (same columns, \`ON CONFLICT (project_id, id, time) DO NOTHING\`) into the
 \`events\` table of another fresh database with \`pg\`, one connection per partition in parallel,
@@ -155,7 +155,9 @@ ${fmtInt(p.bare.batchSize)} rows per statement (the projector's mean batch), aut
 | | events/s | ÷ bare INSERT | batches (mean / max records) | handler mean | share of partition time in the handler | CPU (benchmark process) |
 | --- | ---: | ---: | ---: | ---: | ---: | ---: |
 | projector as shipped | ${fmtInt(pr.eventsPerSecond)} | ${fmtRatio(pr.eventsPerSecond, p.bare.eventsPerSecond)} | ${pr.batches} (${fmtInt(pr.meanBatch)} / ${fmtInt(pr.maxBatch)}) | ${fmtMs(pr.meanHandlerMs)} | ${Math.round(pr.handlerShare * 100)} % | ${pr.cpu.processes.bench} % |
-| bare multi-row INSERT | ${fmtInt(p.bare.eventsPerSecond)} | 100 % | ${fmtInt(p.bare.batchSize)} rows per statement | | | |
+| bare multi-row INSERT | ${fmtInt(p.bare.eventsPerSecond)} | 100 % | ${fmtInt(p.bare.batchSize)} rows per statement | | | ${p.bare.cpu.processes.bench} % |
+
+Whole machine busy: ${pr.cpu.machineBusy} % of all cores during the projector's drain, ${p.bare.cpu.machineBusy} % during the bare INSERT.
 
 Consumer group join + first fetch: ${pr.joinSeconds.toFixed(1)} s (not counted).
 
@@ -164,7 +166,7 @@ Each step alone, without Kafka, on the same ${fmtInt(p.options.records)} records
 | step | events/s |
 | --- | ---: |
 | \`decodeRecord\` (JSON.parse, CloudEvent + AgentEvent zod parse), one core | ${fmtInt(p.steps.decodePerSecond)} |
-| \`writeBatch\` (Prisma interactive transaction: events insert, session/run upserts) | ${fmtInt(p.steps.writeBatchPerSecond)} |
+| \`writeBatch\` (one \`pg\` transaction: events insert, then sessions, runs, scores, LLM calls, evaluations in one statement) | ${fmtInt(p.steps.writeBatchPerSecond)} |
 | bare multi-row INSERT (above) | ${fmtInt(p.bare.eventsPerSecond)} |
 
 Where the CPU goes in \`writeBatch\` (profile of the benchmark process during that step):

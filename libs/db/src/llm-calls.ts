@@ -4,7 +4,8 @@ import type { LlmCall } from './generated/prisma/client';
 
 /*
  * LLM calls (docs/architecture.md#llm-calls): one row per `(project_id, id)`, written by the
- * projector from freshly inserted `agent.llm.called` events (`INSERT … ON CONFLICT DO NOTHING`),
+ * projector from freshly inserted `agent.llm.called` events (`INSERT … ON CONFLICT DO NOTHING`, in
+ * projection/project-rows.ts),
  * priced when stored (docs/decisions.md "LLM calls are priced when projected"); and their reads:
  * a session's calls, per-session totals, usage over time.
  */
@@ -47,23 +48,6 @@ export function llmCallRowOfEvent(
     errorType: d.error ? (d.error.type ?? null) : null,
     errorMessage: d.error ? d.error.message : null,
   };
-}
-
-/**
- * Inserts LLM calls, each at most once (`ON CONFLICT (project_id, id) DO NOTHING`), so a
- * re-delivered event stores nothing new. Returns the keys actually inserted. Throws on a
- * foreign-key violation (an unknown session, agent or version of the project).
- */
-export async function insertLlmCalls(
-  tx: Prisma.TransactionClient | PrismaClient,
-  rows: LlmCallRow[],
-): Promise<{ projectId: string; id: string }[]> {
-  if (rows.length === 0) return [];
-  return tx.llmCall.createManyAndReturn({
-    data: rows,
-    skipDuplicates: true,
-    select: { projectId: true, id: true },
-  });
 }
 
 /** Most calls `GET /v1/sessions/{sessionId}/llm-calls` answers (oldest first). */

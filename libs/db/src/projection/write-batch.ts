@@ -1,13 +1,11 @@
-import {
-  createPriceTable,
-  evaluationRow,
-  type EvaluationRecord,
-  type PriceTable,
-} from '@agent-warden/contracts';
-import { Prisma, type PrismaClient } from '../client';
-import { insertLlmCalls, llmCallRowOfEvent } from '../llm-calls';
-import { insertScores, scoreRowOfEvent } from '../scores';
+import { createPriceTable, type EvaluationRecord, type PriceTable } from '@agent-warden/contracts';
+import type { PoolClient } from 'pg';
+import { pgPoolOf, Prisma, type PrismaClient } from '../client';
+import { llmCallRowOfEvent } from '../llm-calls';
+import { scoreRowOfEvent } from '../scores';
+import { aggregateRuns, aggregateSessions, scoped, uniqueBy } from './aggregate';
 import { insertEvents } from './insert-events';
+import { projectRows } from './project-rows';
 import type { ProjectedEvent } from './types';
 
 export type { ProjectedEvent };
@@ -29,112 +27,6 @@ export interface WriteResult {
   evaluatedSessions: { projectId: string; sessionId: string }[];
 }
 
-interface SessionAgg {
-  id: string;
-  projectId: string;
-  agentId: string;
-  agentVersionId: string;
-  startedAt: Date;
-  lastEventAt: Date;
-  endedAt: Date | null;
-  status: string | null;
-  inputSummary: string | null;
-  count: number;
-  maxSequence: number;
-}
-
-interface RunAgg {
-  id: string;
-  projectId: string;
-  sessionId: string;
-  agentId: string;
-  agentVersionId: string;
-  name: string | null;
-  status: string | null;
-  inputSummary: string | null;
-  outputSummary: string | null;
-  error: string | null;
-  startedAt: Date | null;
-  endedAt: Date | null;
-}
-
-/** Map key of a client-chosen id: ids are unique per project only (docs/decisions.md "Ids are owned by a project"). */
-const scoped = (projectId: string, id: string) => `${projectId}:${id}`;
-
-function aggregateSessions(events: ProjectedEvent[]): SessionAgg[] {
-  const m = new Map<string, SessionAgg>();
-  for (const { projectId, event: e } of events) {
-    const t = new Date(e.time);
-    let s = m.get(scoped(projectId, e.sessionId));
-    if (!s) {
-      s = {
-        id: e.sessionId,
-        projectId,
-        agentId: e.agentId,
-        agentVersionId: e.agentVersionId,
-        startedAt: t,
-        lastEventAt: t,
-        endedAt: null,
-        status: null,
-        inputSummary: null,
-        count: 0,
-        maxSequence: 0,
-      };
-      m.set(scoped(projectId, e.sessionId), s);
-    }
-    s.count += 1;
-    if (t < s.startedAt) s.startedAt = t;
-    if (t > s.lastEventAt) s.lastEventAt = t;
-    if (e.sequence > s.maxSequence) s.maxSequence = e.sequence;
-    if (e.type === 'agent.session.started' && e.data.inputSummary) s.inputSummary = e.data.inputSummary;
-    if (e.type === 'agent.run.started' && e.data.inputSummary && !s.inputSummary)
-      s.inputSummary = e.data.inputSummary;
-    if (e.type === 'agent.session.ended') {
-      s.endedAt = t;
-      s.status = e.data.status;
-    }
-  }
-  return [...m.values()];
-}
-
-function aggregateRuns(events: ProjectedEvent[]): RunAgg[] {
-  const m = new Map<string, RunAgg>();
-  for (const { projectId, event: e } of events) {
-    if (e.type !== 'agent.run.started' && e.type !== 'agent.run.completed') continue;
-    const id = e.runId!;
-    let r = m.get(scoped(projectId, id));
-    if (!r) {
-      r = {
-        id,
-        projectId,
-        sessionId: e.sessionId,
-        agentId: e.agentId,
-        agentVersionId: e.agentVersionId,
-        name: null,
-        status: null,
-        inputSummary: null,
-        outputSummary: null,
-        error: null,
-        startedAt: null,
-        endedAt: null,
-      };
-      m.set(scoped(projectId, id), r);
-    }
-    if (e.type === 'agent.run.started') {
-      r.name = e.data.name ?? null;
-      r.inputSummary = e.data.inputSummary ?? null;
-      r.startedAt = new Date(e.time);
-      r.status ??= 'running';
-    } else {
-      r.status = e.data.status;
-      r.outputSummary = e.data.outputSummary ?? null;
-      r.error = e.data.error?.message ?? null;
-      r.endedAt = new Date(e.time);
-    }
-  }
-  return [...m.values()];
-}
-
 /** The score rows of the `agent.score.recorded` events (docs/architecture.md#scores), one per score id. */
 function scoreRows(events: ProjectedEvent[]) {
   const rows = events.flatMap(({ projectId, event: e }) =>
@@ -154,57 +46,22 @@ function llmCallRows(events: ProjectedEvent[], prices: PriceTable) {
 /** The default price table, made once (for callers that pass none). */
 let defaultPrices: PriceTable | undefined;
 
-function upsertSessions(tx: Prisma.TransactionClient, rows: SessionAgg[]) {
-  const values = rows.map(
-    (s) => Prisma.sql`(${s.id}::uuid, ${s.projectId}::uuid, ${s.agentId}::uuid, ${s.agentVersionId}::uuid,
-      ${s.status ?? 'active'}, ${s.inputSummary}, ${s.startedAt}::timestamptz, ${s.endedAt}::timestamptz,
-      ${s.lastEventAt}::timestamptz, ${s.count}::int, ${s.maxSequence}::int)`,
-  );
-  return tx.$executeRaw`
-    INSERT INTO sessions (id, project_id, agent_id, agent_version_id, status, input_summary, started_at,
-                          ended_at, last_event_at, event_count, max_sequence)
-    VALUES ${Prisma.join(values)}
-    ON CONFLICT (project_id, id) DO UPDATE SET
-      started_at    = LEAST(sessions.started_at, EXCLUDED.started_at),
-      last_event_at = GREATEST(sessions.last_event_at, EXCLUDED.last_event_at),
-      ended_at      = COALESCE(EXCLUDED.ended_at, sessions.ended_at),
-      status        = CASE WHEN EXCLUDED.ended_at IS NOT NULL THEN EXCLUDED.status ELSE sessions.status END,
-      input_summary = COALESCE(sessions.input_summary, EXCLUDED.input_summary),
-      event_count   = sessions.event_count + EXCLUDED.event_count,
-      max_sequence  = GREATEST(sessions.max_sequence, EXCLUDED.max_sequence)`;
-}
-
-function upsertRuns(tx: Prisma.TransactionClient, rows: RunAgg[]) {
-  const values = rows.map(
-    (r) => Prisma.sql`(${r.id}::uuid, ${r.projectId}::uuid, ${r.sessionId}::uuid, ${r.agentId}::uuid,
-      ${r.agentVersionId}::uuid, ${r.name}, ${r.status ?? 'running'}, ${r.inputSummary}, ${r.outputSummary},
-      ${r.error}, ${r.startedAt}::timestamptz, ${r.endedAt}::timestamptz)`,
-  );
-  return tx.$executeRaw`
-    INSERT INTO runs (id, project_id, session_id, agent_id, agent_version_id, name, status, input_summary,
-                      output_summary, error, started_at, ended_at)
-    VALUES ${Prisma.join(values)}
-    ON CONFLICT (project_id, id) DO UPDATE SET
-      name           = COALESCE(EXCLUDED.name, runs.name),
-      status         = CASE WHEN EXCLUDED.ended_at IS NOT NULL OR runs.ended_at IS NULL THEN EXCLUDED.status ELSE runs.status END,
-      input_summary  = COALESCE(EXCLUDED.input_summary, runs.input_summary),
-      output_summary = COALESCE(EXCLUDED.output_summary, runs.output_summary),
-      error          = COALESCE(EXCLUDED.error, runs.error),
-      started_at     = COALESCE(EXCLUDED.started_at, runs.started_at),
-      ended_at       = COALESCE(EXCLUDED.ended_at, runs.ended_at)`;
-}
-
 /**
  * Stores a batch in one transaction, idempotently (docs/architecture.md#exactly-once): events are
  * inserted with `ON CONFLICT DO NOTHING` on their key `(project_id, id, time)` ({@link insertEvents}), and
- * session counters, runs, scores and evaluations are derived only from the events this write actually
- * inserted — so a re-delivered batch changes nothing and every event is stored exactly once. LLM
- * calls are priced with `options.prices` (default: contracts `DEFAULT_LLM_PRICES` alone). Every
- * client-chosen id is scoped by the record's project: sessions and runs are upserted on
- * `(project_id, id)`, so another project naming the same ids writes its own rows (docs/decisions.md
- * "Ids are owned by a project"). Throws on any database error, including a foreign-key violation
- * when a record names another project's agent, agent version or policy (the caller retries or
- * isolates).
+ * session counters, runs, scores and LLM calls are derived only from the events this write actually
+ * inserted, and stored with the evaluations in one more statement ({@link projectRows}) — so a
+ * re-delivered batch changes nothing and every event is stored exactly once. LLM calls are priced
+ * with `options.prices` (default: contracts `DEFAULT_LLM_PRICES` alone). Every client-chosen id is
+ * scoped by the record's project: sessions and runs are upserted on `(project_id, id)`, so another
+ * project naming the same ids writes its own rows (docs/decisions.md "Ids are owned by a project").
+ *
+ * Runs on a connection of `db`'s own `pg` pool ({@link pgPoolOf}; `db` must come from
+ * `createPrisma`), not through Prisma: BEGIN, the events statement, the projections statement,
+ * COMMIT — four round trips (docs/decisions.md "The projector's batch write runs on the pg pool
+ * Prisma shares"). Throws on any database error after rolling back, including a foreign-key
+ * violation (SQLSTATE 23503) when a record names another project's agent, agent version or policy
+ * (the caller retries or isolates); nothing of a failed batch is stored.
  */
 export async function writeBatch(
   db: PrismaClient,
@@ -216,65 +73,67 @@ export async function writeBatch(
   // A batch may hold the same event twice (a client retry landing next to the original).
   const events = uniqueBy(batchEvents, (e) => scoped(e.projectId, e.event.id));
   const evaluations = uniqueBy(batchEvaluations, (e) => e.evaluationId);
-  return db.$transaction(
-    async (tx) => {
-      let fresh: ProjectedEvent[] = [];
-      let scoresInserted = 0;
-      let llmCallsInserted = 0;
-      if (events.length > 0) {
-        const inserted = await insertEvents(tx, events);
-        const ids = new Set(inserted.map((r) => scoped(r.project_id, r.id)));
-        fresh = events.filter((e) => ids.has(scoped(e.projectId, e.event.id)));
-      }
-      if (fresh.length > 0) {
-        await upsertSessions(tx, aggregateSessions(fresh));
-        const runs = aggregateRuns(fresh);
-        if (runs.length > 0) await upsertRuns(tx, runs);
-        scoresInserted = (await insertScores(tx, scoreRows(fresh))).length;
-        llmCallsInserted = (await insertLlmCalls(tx, llmCallRows(fresh, prices))).length;
-      }
-      let evaluationsInserted = 0;
-      const evaluatedSessions = new Map<string, { projectId: string; sessionId: string }>();
-      if (evaluations.length > 0) {
-        // RETURNING only the rows this write inserted (re-deliveries are skipped as duplicates).
-        const inserted = await tx.guardrailEvaluation.createManyAndReturn({
-          // The JSON columns (matchedGuardrails, input) hold plain JSON values, which Prisma's input type cannot see.
-          data: evaluations.map(evaluationRow) as unknown as Prisma.GuardrailEvaluationCreateManyInput[],
-          skipDuplicates: true,
-          select: { projectId: true, sessionId: true, dryRun: true },
-        });
-        evaluationsInserted = inserted.length;
-        for (const v of inserted)
-          if (v.sessionId && !v.dryRun)
-            evaluatedSessions.set(scoped(v.projectId, v.sessionId), {
-              projectId: v.projectId,
-              sessionId: v.sessionId,
-            });
-      }
-      return {
-        eventsInserted: fresh.length,
-        evaluationsInserted,
-        scoresInserted,
-        llmCallsInserted,
-        sessions: uniqueBy(
-          fresh.map((e) => ({ projectId: e.projectId, sessionId: e.event.sessionId })),
-          (s) => scoped(s.projectId, s.sessionId),
-        ),
-        evaluatedSessions: [...evaluatedSessions.values()],
-      };
-    },
-    { timeout: 60_000, maxWait: 30_000 },
-  );
+  if (events.length === 0 && evaluations.length === 0)
+    return {
+      eventsInserted: 0,
+      evaluationsInserted: 0,
+      scoresInserted: 0,
+      llmCallsInserted: 0,
+      sessions: [],
+      evaluatedSessions: [],
+    };
+  const client = await pgPoolOf(db).connect();
+  let healthy = true;
+  try {
+    await client.query('BEGIN');
+    const result = await writeInTransaction(client, events, evaluations, prices);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    // Nothing of a failed batch stays; a connection that cannot even roll back is not reused.
+    await client.query('ROLLBACK').catch(() => (healthy = false));
+    throw err;
+  } finally {
+    client.release(!healthy);
+  }
 }
 
-function uniqueBy<T>(items: T[], key: (t: T) => string): T[] {
-  const seen = new Set<string>();
-  return items.filter((t) => {
-    const k = key(t);
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
+async function writeInTransaction(
+  client: PoolClient,
+  events: ProjectedEvent[],
+  evaluations: EvaluationRecord[],
+  prices: PriceTable,
+): Promise<WriteResult> {
+  let fresh: ProjectedEvent[] = [];
+  if (events.length > 0) {
+    const inserted = await insertEvents(client, events);
+    if (inserted.length === events.length) fresh = events;
+    else if (inserted.length > 0) {
+      const ids = new Set(inserted.map(([projectId, id]) => scoped(projectId, id)));
+      fresh = events.filter((e) => ids.has(scoped(e.projectId, e.event.id)));
+    }
+  }
+  const projected =
+    fresh.length > 0 || evaluations.length > 0
+      ? await projectRows(client, {
+          sessions: fresh.length > 0 ? aggregateSessions(fresh) : [],
+          runs: fresh.length > 0 ? aggregateRuns(fresh) : [],
+          scores: fresh.length > 0 ? scoreRows(fresh) : [],
+          llmCalls: fresh.length > 0 ? llmCallRows(fresh, prices) : [],
+          evaluations,
+        })
+      : { scoresInserted: 0, llmCallsInserted: 0, evaluationsInserted: 0, evaluatedSessions: [] };
+  return {
+    eventsInserted: fresh.length,
+    evaluationsInserted: projected.evaluationsInserted,
+    scoresInserted: projected.scoresInserted,
+    llmCallsInserted: projected.llmCallsInserted,
+    sessions: uniqueBy(
+      fresh.map((e) => ({ projectId: e.projectId, sessionId: e.event.sessionId })),
+      (s) => scoped(s.projectId, s.sessionId),
+    ),
+    evaluatedSessions: projected.evaluatedSessions,
+  };
 }
 
 /**
