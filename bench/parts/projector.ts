@@ -7,6 +7,7 @@ import type { Trajectory } from '../../scripts/replay/trajectories';
 import { createTestDatabase } from '../../test/support/database';
 import { randomSuffix } from '../../test/support/env';
 import type { Cleanup } from '../lib/cleanup';
+import { cpuWindow, type CpuWindow } from '../lib/cpu';
 import { drainTopic, type DrainResult } from '../lib/drain';
 import type { BenchEnv } from '../lib/env';
 import { connectBareProducer, createTopics, deleteTopics } from '../lib/kafka';
@@ -30,7 +31,8 @@ export interface ProjectorBenchResult {
   preload: { seconds: number; eventsPerSecond: number };
   /** The projector as shipped draining the pre-loaded topic. */
   projector: DrainResult;
-  bare: { batchSize: number; seconds: number; eventsPerSecond: number };
+  /** The bare INSERT, with the CPU of this process and of the machine while it ran (PostgreSQL's share is the machine's less this process's). */
+  bare: { batchSize: number; seconds: number; eventsPerSecond: number; cpu: CpuWindow };
   /** The projector's two steps, each alone, without Kafka, on the same records. */
   steps: {
     /** `decodeRecord` (JSON.parse + CloudEvent + AgentEvent zod parse), one core. */
@@ -138,7 +140,7 @@ export async function benchProjector(
 
   // Pre-load the topic (bare producer, 500 records per send).
   const prefix = `bench${randomSuffix()}.`;
-  cleanup.add("delete the run's topics", () => deleteTopics(env.kafkaBrokers, prefix));
+  cleanup.add('delete the pre-loaded topics', () => deleteTopics(env.kafkaBrokers, prefix));
   await createTopics(env.kafkaBrokers, prefix, o.partitions);
   const producer = await connectBareProducer(env.kafkaBrokers, 'bench-preload');
   const p0 = performance.now();
@@ -173,7 +175,9 @@ export async function benchProjector(
     toEventRows(projectId, list),
   );
   await copyEventOwners(dbA.url, dbB.url);
+  const endBareCpu = cpuWindow({ bench: process.pid });
   const bareSeconds = await bareInsert(dbB.url, groups, batchSize);
+  const bareCpu = endBareCpu();
   log(`bare INSERT: ${Math.round(o.records / bareSeconds)} events/s in batches of ${batchSize}`);
 
   const steps = await timeSteps(records, dbA.url, prisma, o.partitions, batchSize);
@@ -185,7 +189,7 @@ export async function benchProjector(
     options: o,
     preload: { seconds: preloadSeconds, eventsPerSecond: o.records / preloadSeconds },
     projector,
-    bare: { batchSize, seconds: bareSeconds, eventsPerSecond: o.records / bareSeconds },
+    bare: { batchSize, seconds: bareSeconds, eventsPerSecond: o.records / bareSeconds, cpu: bareCpu },
     ...steps,
   };
 }
