@@ -24,14 +24,33 @@ async function main(): Promise<void> {
   const gw = await start(config, logger, [bare]);
   // BENCH_STALLS=1: print the event-loop stalls (and the GC pauses in them) on stderr at exit.
   const stopStalls = process.env.BENCH_STALLS === '1' ? startStallMonitor() : undefined;
-  // BENCH_ALLOC_PROFILE=<file>: sampling allocation profile of the whole run, written at exit.
+  // BENCH_ALLOC_PROFILE=<file>: sampling allocation profile of the whole run, written at exit
+  // (BENCH_ALLOC_LIVE=1: only the objects the heap still holds when it stops; BENCH_ALLOC_INTERVAL:
+  // bytes between samples, default 16384).
   const allocFile = process.env.BENCH_ALLOC_PROFILE;
-  const stopAlloc = allocFile ? await startAllocationProfile(allocFile) : undefined;
+  const stopAlloc = allocFile
+    ? await startAllocationProfile(
+        allocFile,
+        Number(process.env.BENCH_ALLOC_INTERVAL) || 16_384,
+        process.env.BENCH_ALLOC_LIVE === '1',
+      )
+    : undefined;
+  // BENCH_ALLOC_STOP_MS=<ms>: stop and write that profile this long after the gateway is ready
+  // (in the middle of the load) instead of at exit.
+  const stopAfterMs = Number(process.env.BENCH_ALLOC_STOP_MS);
+  if (stopAlloc && stopAfterMs > 0) setTimeout(() => void stopAlloc(), stopAfterMs).unref();
+  // BENCH_HEAP_SNAPSHOTS=<ms>,<ms>…: a heap snapshot (`v8.writeHeapSnapshot`, after a full GC, so
+  // only what is still reachable) this long after the gateway is ready, in the working directory.
+  for (const ms of (process.env.BENCH_HEAP_SNAPSHOTS ?? '').split(',').filter(Boolean).map(Number))
+    setTimeout(() => {
+      const file = v8.writeHeapSnapshot(`bench-gateway-${ms}.heapsnapshot`);
+      process.stderr.write(`heap snapshot ${file}\n`);
+    }, ms).unref();
   process.stdout.write(JSON.stringify({ ready: true, url: gw.url }) + '\n');
   answerProfileRequests();
   process.once('SIGTERM', () => {
     if (stopStalls) process.stderr.write(`stalls ${JSON.stringify(stopStalls())}\n`);
-    Promise.resolve(stopAlloc?.())
+    Promise.resolve(stopAfterMs > 0 ? undefined : stopAlloc?.())
       .then(() => gw.stop())
       .then(
         () => process.exit(0),

@@ -6,6 +6,7 @@ import { listen } from '@agent-warden/http';
 import { createLogger, createMetrics, type Logger } from '@agent-warden/observability';
 import { createGatewayApp } from './app';
 import { ingestLimits, RECORDER_DEFAULTS, type GatewayStartConfig } from './config';
+import { disableAllocationSitePretenuring } from './gc-tuning';
 import { EvaluationRecorder } from './guard/evaluation-recorder';
 import { followPolicyChanges } from './guard/policy-hints';
 import { PolicyStore } from './guard/policy-store';
@@ -24,12 +25,15 @@ export interface RunningGateway {
 /**
  * Starts a gateway (stack mode): PostgreSQL via Prisma, Kafka via `@agent-warden/bus` (`@platformatic/kafka`), policies in memory.
  * Creates the topics when missing. Every dependency is built here, explicitly (docs/conventions.md#start-up-and-shutdown).
+ * Turns off V8's allocation-site pretenuring for the whole process ({@link disableAllocationSitePretenuring}).
  */
 export async function start(
   config: GatewayStartConfig,
   logger: Logger = createLogger({ name: 'gateway', level: config.LOG_LEVEL }),
   extraRoutes: Router[] = [],
 ): Promise<RunningGateway> {
+  // Dead requests held by pretenured objects made the guard check's scavenges long (src/gc-tuning.ts).
+  disableAllocationSitePretenuring();
   const db = createPrisma(config.DATABASE_URL);
   const metrics = createMetrics({ processMetrics: true });
   const bus = new KafkaBus({
