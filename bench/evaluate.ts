@@ -16,6 +16,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { disableAllocationSitePretenuring } from '@agent-warden/gateway';
 import { findVegeta } from './evaluate/vegeta';
 import { Cleanup } from './lib/cleanup';
 import { writeDocSection } from './lib/doc-section';
@@ -74,6 +75,10 @@ async function main(): Promise<void> {
     throw new Error(
       '--load vegeta: no vegeta binary (go install github.com/tsenart/vegeta/v12@v12.13.0, or set VEGETA_BIN)',
     );
+  // The Node load generator runs without V8 allocation-site pretenuring, as the gateway does
+  // (services/gateway/src/gc-tuning.ts): otherwise its own long scavenges delay sends to both
+  // endpoints and count against them (docs/benchmarks.md "Guard check on Node.js 24 after the fix").
+  if (values.load === 'node') disableAllocationSitePretenuring();
   const env = await requireBenchEnv();
   const calls = toolCallsOf(loadTrajectories());
 
