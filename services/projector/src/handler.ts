@@ -2,6 +2,7 @@ import { TOPICS, type EvaluationRecord, type PriceTable } from '@agent-warden/co
 import type { BatchHandler, BusBatch, EventBus } from '@agent-warden/bus';
 import {
   agentSeenKey,
+  emptyWriteResult,
   pingDatabase,
   touchAgents,
   writeBatch,
@@ -59,14 +60,7 @@ export function createProjectionHandler(deps: {
         'batch write failed; isolating records',
       );
     }
-    const total: WriteResult = {
-      eventsInserted: 0,
-      evaluationsInserted: 0,
-      scoresInserted: 0,
-      llmCallsInserted: 0,
-      sessions: [],
-      evaluatedSessions: [],
-    };
+    const total: WriteResult = emptyWriteResult();
     for (const one of [...events, ...evaluations]) {
       try {
         const r =

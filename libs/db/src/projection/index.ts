@@ -3,6 +3,6 @@
  * exactly once (docs/architecture.md#exactly-once), and agents marked as seen. services/projector
  * decodes and routes Kafka records; every statement it runs is here.
  */
-export { writeBatch, touchAgents, agentSeenKey, type WriteResult } from './write-batch';
+export { writeBatch, emptyWriteResult, touchAgents, agentSeenKey, type WriteResult } from './write-batch';
 export type { ProjectedEvent } from './types';
 export { pingDatabase } from './ping';

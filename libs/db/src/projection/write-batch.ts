@@ -27,6 +27,18 @@ export interface WriteResult {
   evaluatedSessions: { projectId: string; sessionId: string }[];
 }
 
+/** A {@link WriteResult} of nothing stored (a fresh object each call: callers add into it). */
+export function emptyWriteResult(): WriteResult {
+  return {
+    eventsInserted: 0,
+    evaluationsInserted: 0,
+    scoresInserted: 0,
+    llmCallsInserted: 0,
+    sessions: [],
+    evaluatedSessions: [],
+  };
+}
+
 /** The score rows of the `agent.score.recorded` events (docs/architecture.md#scores), one per score id. */
 function scoreRows(events: ProjectedEvent[]) {
   const rows = events.flatMap(({ projectId, event: e }) =>
@@ -73,15 +85,7 @@ export async function writeBatch(
   // A batch may hold the same event twice (a client retry landing next to the original).
   const events = uniqueBy(batchEvents, (e) => scoped(e.projectId, e.event.id));
   const evaluations = uniqueBy(batchEvaluations, (e) => e.evaluationId);
-  if (events.length === 0 && evaluations.length === 0)
-    return {
-      eventsInserted: 0,
-      evaluationsInserted: 0,
-      scoresInserted: 0,
-      llmCallsInserted: 0,
-      sessions: [],
-      evaluatedSessions: [],
-    };
+  if (events.length === 0 && evaluations.length === 0) return emptyWriteResult();
   const client = await pgPoolOf(db).connect();
   let healthy = true;
   try {
