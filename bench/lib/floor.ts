@@ -35,30 +35,29 @@ function readJson(req: Request): Promise<{ events?: AgentEvent[] }> {
  * - `POST /bench/floor`: only what any HTTP gateway must do with a batch — receive the body, read
  *   it as UTF-8, `JSON.parse` it and answer 202 with the shape of `POST /v1/events`
  *   (`{"accepted":<events.length>,"rejected":[]}`);
- * - `POST /bench/floor-produce` (when `bus` is given): the same, and before answering publishes
+ * - `POST /bench/floor-produce`: the same, and before answering publishes
  *   each event as the gateway would (`toCloudEvent`, key = sessionId, `bus.publish` to
  *   `agent-events`, i.e. `JSON.stringify` and the coalesced idempotent producer), unvalidated:
  *   a gateway that trusted its input.
  */
-export function floorRoutes(bus?: EventBus): Router {
+export function floorRoutes(bus: EventBus): Router {
   const r = Router();
   r.post(FLOOR_PATH, (req, res, next) => {
     readJson(req).then((body) => {
       res.status(202).json({ accepted: body.events?.length ?? 0, rejected: [] });
     }, next);
   });
-  if (bus)
-    r.post(FLOOR_PRODUCE_PATH, (req, res, next) => {
-      readJson(req)
-        .then(async (body) => {
-          const events = body.events ?? [];
-          await bus.publish(
-            TOPICS.agentEvents,
-            events.map((e) => ({ key: e.sessionId, value: toCloudEvent(FLOOR_PROJECT_ID, e) })),
-          );
-          res.status(202).json({ accepted: events.length, rejected: [] });
-        })
-        .catch(next);
-    });
+  r.post(FLOOR_PRODUCE_PATH, (req, res, next) => {
+    readJson(req)
+      .then(async (body) => {
+        const events = body.events ?? [];
+        await bus.publish(
+          TOPICS.agentEvents,
+          events.map((e) => ({ key: e.sessionId, value: toCloudEvent(FLOOR_PROJECT_ID, e) })),
+        );
+        res.status(202).json({ accepted: events.length, rejected: [] });
+      })
+      .catch(next);
+  });
   return r;
 }

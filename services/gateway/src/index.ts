@@ -1,6 +1,6 @@
 /** @agent-warden/gateway — the ingest gateway: identify, events, OTLP traces, guardrail evaluation, approvals. */
 export { start, type RunningGateway } from './start';
-export { disableAllocationSitePretenuring, NO_PRETENURING_FLAG } from './gc-tuning';
+export { disableAllocationSitePretenuring } from './gc-tuning';
 export {
   GatewayConfig,
   RECORDER_DEFAULTS,

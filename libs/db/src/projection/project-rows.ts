@@ -109,124 +109,37 @@ export interface Projected {
   evaluatedSessions: { projectId: string; sessionId: string }[];
 }
 
-/** A time as the ms-precision ISO string Prisma sent for a `Date` (so rounding stays what it was). */
-const iso = (d: Date | null) => (d === null ? null : d.toISOString());
-
-function sessionJson(s: SessionAgg) {
-  return {
-    id: s.id,
-    project_id: s.projectId,
-    agent_id: s.agentId,
-    agent_version_id: s.agentVersionId,
-    status: s.status ?? 'active',
-    input_summary: s.inputSummary,
-    started_at: iso(s.startedAt),
-    ended_at: iso(s.endedAt),
-    last_event_at: iso(s.lastEventAt),
-    event_count: s.count,
-    max_sequence: s.maxSequence,
-  };
-}
-
-function runJson(r: RunAgg) {
-  return {
-    id: r.id,
-    project_id: r.projectId,
-    session_id: r.sessionId,
-    agent_id: r.agentId,
-    agent_version_id: r.agentVersionId,
-    name: r.name,
-    status: r.status ?? 'running',
-    input_summary: r.inputSummary,
-    output_summary: r.outputSummary,
-    error: r.error,
-    started_at: iso(r.startedAt),
-    ended_at: iso(r.endedAt),
-  };
-}
-
-function scoreJson(s: ScoreRow) {
-  return {
-    id: s.id,
-    project_id: s.projectId,
-    session_id: s.sessionId,
-    run_id: s.runId,
-    agent_id: s.agentId,
-    agent_version_id: s.agentVersionId,
-    name: s.name,
-    data_type: s.dataType,
-    numeric_value: s.numericValue,
-    string_value: s.stringValue,
-    source: s.source,
-    comment: s.comment,
-    author: s.author,
-    event_id: s.eventId,
-    time: iso(s.time),
-  };
-}
-
-function llmCallJson(c: LlmCallRow) {
-  return {
-    id: c.id,
-    project_id: c.projectId,
-    session_id: c.sessionId,
-    run_id: c.runId,
-    agent_id: c.agentId,
-    agent_version_id: c.agentVersionId,
-    event_id: c.eventId,
-    time: iso(c.time),
-    operation: c.operation,
-    provider: c.provider,
-    model: c.model,
-    response_model: c.responseModel,
-    input_tokens: c.inputTokens,
-    output_tokens: c.outputTokens,
-    cached_input_tokens: c.cachedInputTokens,
-    duration_ms: c.durationMs,
-    cost_usd: c.costUsd,
-    cost_source: c.costSource,
-    finish_reasons: c.finishReasons,
-    error_type: c.errorType,
-    error_message: c.errorMessage,
-  };
-}
+/** Column names by field name, filled as fields are met (a handful of names in all). */
+const COLUMN_OF = new Map<string, string>();
 
 /**
- * The `guardrail_evaluations` row of a record (contracts `evaluationRow`), column by column: a field
- * the table does not have is not stored, an absent `provenance` is SQL NULL.
+ * A row keyed by column name: every field `fooBar` becomes `foo_bar`, the mapping of each of these
+ * models in prisma/schema.prisma. `jsonb_to_recordset` ignores keys its column list does not name and
+ * reads absent or `undefined` ones as NULL; `JSON.stringify` writes a `Date` as its ISO string.
  */
-function evaluationJson(record: EvaluationRecord) {
-  const v = evaluationRow(record);
-  return {
-    id: v.id,
-    project_id: v.projectId,
-    agent_id: v.agentId,
-    agent_version_id: v.agentVersionId,
-    session_id: v.sessionId,
-    run_id: v.runId,
-    tool_call_id: v.toolCallId,
-    tool_name: v.toolName,
-    mode: v.mode,
-    policy_decision: v.policyDecision,
-    effective_decision: v.effectiveDecision,
-    matched_guardrails: v.matchedGuardrails,
-    would_block: v.wouldBlock,
-    would_require_approval: v.wouldRequireApproval,
-    dry_run: v.dryRun,
-    approval_id: v.approvalId,
-    input: v.input,
-    provenance: v.provenance ?? null,
-    evaluated_at: iso(v.evaluatedAt),
-  };
+function byColumn(row: object): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(row)) {
+    let column = COLUMN_OF.get(field);
+    if (column === undefined) {
+      column = field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+      COLUMN_OF.set(field, column);
+    }
+    out[column] = value;
+  }
+  return out;
 }
+
+/** One table's rows as the JSON array parameter of {@link PROJECT}. */
+const rowsJson = (rows: readonly object[]) => JSON.stringify(rows.map(byColumn));
 
 /**
  * Stores the projections of a batch in one statement on `client` (inside the caller's transaction):
  * `sessions` and `runs` upserted from their aggregates, `scores`, `llm_calls` and
  * `guardrail_evaluations` inserted at most once each. Returns the counts of rows actually inserted
  * and the sessions of the inserted non-dry-run evaluations. Throws the driver's error (a foreign-key
- * violation, SQLSTATE 23503, for an unknown session, agent or version of the project; a
- * `RangeError` before any SQL for an evaluation whose `evaluatedAt` is not a date).
+ * violation, SQLSTATE 23503, for an unknown session, agent or version of the project; a not-null
+ * violation, 23502, for an evaluation whose `evaluatedAt` is not a date).
  */
 export async function projectRows(
   client: PoolClient,
@@ -239,11 +152,11 @@ export async function projectRows(
   },
 ): Promise<Projected> {
   const values = [
-    JSON.stringify(rows.sessions.map(sessionJson)),
-    JSON.stringify(rows.runs.map(runJson)),
-    JSON.stringify(rows.scores.map(scoreJson)),
-    JSON.stringify(rows.llmCalls.map(llmCallJson)),
-    JSON.stringify(rows.evaluations.map(evaluationJson)),
+    rowsJson(rows.sessions.map((x) => ({ ...x, status: x.status ?? 'active', eventCount: x.count }))),
+    rowsJson(rows.runs.map((x) => ({ ...x, status: x.status ?? 'running' }))),
+    rowsJson(rows.scores),
+    rowsJson(rows.llmCalls),
+    rowsJson(rows.evaluations.map(evaluationRow)),
   ];
   const r = await client.query<{
     scores: number;
