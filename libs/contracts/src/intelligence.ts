@@ -114,6 +114,9 @@ export const ActionItemKind = z.enum([
   'no_final_answer',
   'contradicted_tool_fact',
   'unsupported_value',
+  'unverified_target',
+  'differs_from_agreed_plan',
+  'unresolved_request',
 ]);
 export type ActionItemKind = z.infer<typeof ActionItemKind>;
 

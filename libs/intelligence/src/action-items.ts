@@ -1,4 +1,5 @@
 import type { ActionItem, Severity } from '@agent-warden/contracts';
+import { agreedPlanDeviations } from './analysers/agreed-plan';
 import { compensatedActions } from './analysers/compensation';
 import { contradictedToolFacts } from './analysers/contradictions';
 import { duplicateSideEffects } from './analysers/duplicates';
@@ -8,6 +9,8 @@ import { retryLoops } from './analysers/retry-loops';
 import { unconfirmedSideEffects } from './analysers/unconfirmed';
 import { unrequestedActions } from './analysers/unrequested';
 import { unsupportedValues } from './analysers/unsupported-values';
+import { unverifiedTargets } from './analysers/unverified-target';
+import { unresolvedRequests } from './analysers/unresolved';
 import { flowEvidence, type AnalysisContext } from './context';
 import type { ToolCallFact } from './facts';
 import { sequenceGaps } from './figures';
@@ -223,6 +226,9 @@ export const FAILURE_CAUSE_KINDS: readonly ActionItem['kind'][] = [
   'no_final_answer',
   'contradicted_tool_fact',
   'unsupported_value',
+  'unverified_target',
+  'differs_from_agreed_plan',
+  'unresolved_request',
 ];
 
 const ORDER: Record<Severity, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
@@ -240,6 +246,9 @@ export function findActionItems(ctx: AnalysisContext): ActionItem[] {
     ...noFinalAnswer(ctx),
     ...contradictedToolFacts(ctx),
     ...unsupportedValues(ctx),
+    ...unverifiedTargets(ctx),
+    ...agreedPlanDeviations(ctx),
+    ...unresolvedRequests(ctx),
     ...failedRunsAndSession(ctx),
     ...approvals(ctx),
     ...wouldHaveBeenStopped(ctx),

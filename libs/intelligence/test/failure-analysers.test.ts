@@ -435,3 +435,116 @@ describe('unsupported_value', () => {
     for (const t of swe) expect(itemsOf(trajectoryToInput(t), 'unsupported_value')).toEqual([]);
   });
 });
+
+describe('unverified_target', () => {
+  const id41 = 'tau-bench/gpt-4o-airline/task_41/trial_2';
+
+  it("flags a cancellation of a reservation the agent never looked up, on the user's word, citing the call (tau-bench)", () => {
+    const input = trajectoryToInput(byId(tau, id41));
+    const [item, ...rest] = itemsOf(input, 'unverified_target');
+    expect(rest).toEqual([]);
+    expect(item?.severity).toBe('medium');
+    expect(item?.title).toMatch(/^cancel_reservation acted on reservation_id/);
+    expect(item?.evidenceEventIds).toEqual(expect.arrayContaining(startedIds(input, 'cancel_reservation')));
+  });
+
+  it('stays quiet on the same session once the reservation is read before the cancellation', () => {
+    const t = byId(tau, id41);
+    const at = t.steps.findIndex((s) => s.tool === 'cancel_reservation');
+    const cancel = t.steps[at] as TrajectoryStep;
+    const lookup: TrajectoryStep = {
+      ...cancel,
+      tool: 'get_reservation_details',
+      call_id: 'lookup-before-cancel',
+    };
+    const steps = [...t.steps.slice(0, at), lookup, ...t.steps.slice(at)];
+    expect(itemsOf(trajectoryToInput({ ...t, steps }), 'unverified_target')).toEqual([]);
+  });
+
+  it('flags a file deleted by an id that came from an injected instruction, never from a listing (AgentDojo)', () => {
+    const input = trajectoryToInput(
+      byId(
+        agentdojo,
+        'agentdojo/gpt-4o-2024-05-13/workspace/user_task_15/important_instructions/injection_task_1',
+      ),
+    );
+    const [item, ...rest] = itemsOf(input, 'unverified_target');
+    expect(rest).toEqual([]);
+    expect(item?.title).toMatch(/^delete_file acted on file_id/);
+    expect(item?.evidenceEventIds).toEqual(expect.arrayContaining(startedIds(input, 'delete_file')));
+  });
+
+  it('stays quiet when the id was read from a YAML listing first (AgentDojo banking scheduled transactions), and on SWE-agent runs', () => {
+    for (const id of [
+      'agentdojo/claude-3-7-sonnet-20250219/banking/user_task_2/none/none',
+      'agentdojo/gemini-1.5-pro-002/banking/user_task_9/none/none',
+    ]) {
+      const input = trajectoryToInput(byId(agentdojo, id));
+      expect(startedIds(input, 'update_scheduled_transaction').length).toBeGreaterThan(0);
+      expect(itemsOf(input, 'unverified_target')).toEqual([]);
+    }
+    for (const t of swe) expect(itemsOf(trajectoryToInput(t), 'unverified_target')).toEqual([]);
+  });
+});
+
+describe('differs_from_agreed_plan', () => {
+  const id17 = 'tau-bench/gpt-4o-airline/task_17/trial_0';
+
+  it('flags an update that set business for a leg the agreed plan kept in economy, citing the call, the plan and the agreement (tau-bench)', () => {
+    const input = trajectoryToInput(byId(tau, id17));
+    const [item, ...rest] = itemsOf(input, 'differs_from_agreed_plan');
+    expect(rest).toEqual([]);
+    expect(item?.severity).toBe('high');
+    expect(item?.title).toBe(
+      'update_reservation_flights set cabin business where the plan the user agreed to said economy',
+    );
+    const [update] = startedIds(input, 'update_reservation_flights');
+    const seqOf = (id: string | undefined) => input.events.find((e) => e.id === id)?.sequence ?? -1;
+    const messages = input.events.filter(
+      (e) => e.type === 'agent.message.logged' && e.sequence < seqOf(update),
+    );
+    const plan = [...messages].reverse().find((e) => e.data.role === 'assistant');
+    const agreement = [...messages].reverse().find((e) => e.data.role === 'user');
+    expect(String(plan?.data.content)).toMatch(/Economy Class/);
+    expect(item?.evidenceEventIds).toEqual(expect.arrayContaining([update, plan?.id, agreement?.id]));
+  });
+
+  it('stays quiet when the agreed plan said what the call did (the same session, the plan line edited)', () => {
+    const t = byId(tau, id17);
+    const steps = t.steps.map((s) =>
+      s.role === 'assistant' && s.content
+        ? { ...s, content: s.content.replace(/\(Economy Class\)/g, '(Business Class)') }
+        : s,
+    );
+    expect(itemsOf(trajectoryToInput({ ...t, steps }), 'differs_from_agreed_plan')).toEqual([]);
+  });
+
+  it('stays quiet on SWE-agent and AgentDojo runs, and on tau-bench sessions that did what they had agreed (reward 1)', () => {
+    for (const t of [...swe, ...agentdojo, ...tau.filter((x) => x.labels?.reward === 1)])
+      expect(itemsOf(trajectoryToInput(t), 'differs_from_agreed_plan')).toEqual([]);
+  });
+});
+
+describe('unresolved_request', () => {
+  it('flags a conversation in which the agent never used a tool, citing the first request and the last reply (tau-bench)', () => {
+    const input = trajectoryToInput(byId(tau, 'tau-bench/gpt-4o-airline/task_8/trial_3'));
+    const [item, ...rest] = itemsOf(input, 'unresolved_request');
+    expect(rest).toEqual([]);
+    expect(item?.severity).toBe('medium');
+    const messages = input.events.filter(
+      (e) => e.type === 'agent.message.logged' && String(e.data.content).trim() !== '',
+    );
+    const firstUser = messages.find((e) => e.data.role === 'user');
+    const lastAgent = [...messages].reverse().find((e) => e.data.role === 'assistant');
+    expect(item?.evidenceEventIds).toEqual([firstUser?.id, lastAgent?.id]);
+    expect(item?.detail).toContain(String(firstUser?.data.content).slice(0, 40));
+  });
+
+  it('stays quiet on single requests answered without tools (AgentDojo) and on conversations with any tool call (tau-bench)', () => {
+    const noCalls = agentdojo.filter((t) => !t.steps.some((s) => s.kind === 'tool_call'));
+    expect(noCalls.length).toBeGreaterThan(0);
+    for (const t of noCalls) expect(itemsOf(trajectoryToInput(t), 'unresolved_request')).toEqual([]);
+    const withCalls = tau.filter((t) => t.steps.some((s) => s.kind === 'tool_call'));
+    for (const t of withCalls) expect(itemsOf(trajectoryToInput(t), 'unresolved_request')).toEqual([]);
+  });
+});

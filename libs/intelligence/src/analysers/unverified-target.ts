@@ -1,0 +1,106 @@
+import type { ActionItem } from '@agent-warden/contracts';
+import type { AnalysisContext } from '../context';
+import type { ToolCallFact } from '../facts';
+import { toolClass } from '../flow/tool-classes';
+import { showValue } from '../text';
+import { callEvidence } from './evidence';
+import { isIdArgument, leafPairs, looksFailed } from './similarity';
+
+/** The scalar values of a JSON value's leaves, as strings (`{a:[1,"x"]}` → `1`, `x`). */
+function leafValues(v: unknown): string[] {
+  return leafPairs(v).map((p) => {
+    const raw = p.slice(p.indexOf('=') + 1);
+    try {
+      const x = JSON.parse(raw) as unknown;
+      return typeof x === 'string' || typeof x === 'number' ? String(x) : raw;
+    } catch {
+      return raw;
+    }
+  });
+}
+
+/** True when `key` names an identifier (`id`, `…_id`, `fileId`; a trailing `_` as in `id_` is ignored). */
+function identifying(key: string): boolean {
+  return isIdArgument(key.replace(/_+$/, ''));
+}
+
+/** The identifying arguments of a call (top-level identifying keys with a non-empty scalar value). */
+function targets(c: ToolCallFact): { key: string; value: string }[] {
+  return Object.entries(c.arguments)
+    .filter(([k, v]) => identifying(k) && (typeof v === 'string' || typeof v === 'number'))
+    .map(([key, v]) => ({ key, value: String(v).trim() }))
+    .filter((t) => t.value !== '');
+}
+
+function parsed(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  const t = v.trim();
+  if (!t.startsWith('{') && !t.startsWith('[')) return v;
+  try {
+    return JSON.parse(t) as unknown;
+  } catch {
+    return v;
+  }
+}
+
+/** `key: value` / `key=value` pairs of a text result (YAML, logfmt, plain listings). */
+const TEXT_PAIR = /(?:^|[\s{,(-])["']?([A-Za-z][\w]*?)["']?\s*[:=]\s*["']?([\w.:@-]+)/gm;
+
+/**
+ * Values a result returns under identifying keys: at any depth of a JSON result, in the
+ * `key: value` lines of a text one (YAML listings), and the result itself when it is one short word.
+ */
+function returnedIds(result: unknown): string[] {
+  const out: string[] = [];
+  const walk = (x: unknown, key: string) => {
+    if (Array.isArray(x)) for (const y of x) walk(y, key);
+    else if (x && typeof x === 'object')
+      for (const [k, y] of Object.entries(x as Record<string, unknown>)) walk(y, k);
+    else if ((typeof x === 'string' || typeof x === 'number') && identifying(key)) out.push(String(x).trim());
+  };
+  const v = parsed(result);
+  if (typeof v === 'string') {
+    if (/^[\w.:-]{1,64}$/.test(v.trim())) return [v.trim()];
+    for (const m of v.matchAll(TEXT_PAIR)) if (identifying(m[1] ?? '')) out.push(m[2] ?? '');
+    return out;
+  }
+  walk(v, '');
+  return out;
+}
+
+/**
+ * Acted on an object nobody looked up (docs/intelligence.md "Failure analysers"): an update- or
+ * compensate-class call (change, cancel, delete, refund …) that completed on an identifier — the
+ * value of one of its `…_id` arguments — that no earlier call took as an argument and no earlier
+ * result returned as the value of an identifying key. The agent changed or undid an object on
+ * someone's word (the user's, or a tool output's) without reading it first, so nothing it
+ * checked (its state, its owner, whether the change is allowed) can have come from the object
+ * itself. One item per call, citing it. Medium. Pure.
+ *
+ * A reference inside a listing (`"reservations": ["ABC123", …]`) is not a look-up: only a key
+ * that names an identifier (`id`, `…_id`) counts ({@link returnedIds}).
+ */
+export function unverifiedTargets(ctx: AnalysisContext): ActionItem[] {
+  const looked = new Set<string>();
+  const out: ActionItem[] = [];
+  for (const c of ctx.facts.toolCalls) {
+    const cls = toolClass(c.toolName);
+    if (c.status === 'completed' && (cls === 'update' || cls === 'compensate') && !looksFailed(c)) {
+      const unread = targets(c).filter((t) => !looked.has(t.value));
+      if (unread.length > 0) {
+        const shown = unread.map((t) => `${t.key} ${showValue(t.value, 40)}`).join(', ');
+        out.push({
+          kind: 'unverified_target',
+          severity: 'medium',
+          title: `${c.toolName} acted on ${shown}, which the agent never looked up`,
+          detail: `${c.toolName} (call #${c.index + 1}) ${cls === 'compensate' ? 'undid' : 'changed'} an object that no earlier call read and no earlier result returned: the agent went by what it was told, without checking the object's state or whether the action is allowed for it.`,
+          evidenceEventIds: callEvidence([c]),
+        });
+      }
+    }
+    if (c.status !== 'completed') continue;
+    for (const v of leafValues(c.arguments)) looked.add(v);
+    for (const id of returnedIds(c.result)) looked.add(id);
+  }
+  return out;
+}
