@@ -474,6 +474,25 @@ describe('unverified_target', () => {
     expect(item?.evidenceEventIds).toEqual(expect.arrayContaining(startedIds(input, 'delete_file')));
   });
 
+  it("stays quiet after a listing the client cut before the id (the clients' truncated mark), and flags the same deletion when the cut is not marked", () => {
+    const t = byId(agentdojo, 'agentdojo/gpt-4-turbo-2024-04-09/workspace/user_task_35/none/none');
+    // The shared data cut this listing at 2,000 characters, before the id, without a mark.
+    expect(itemsOf(trajectoryToInput(t), 'unverified_target')).toHaveLength(1);
+    const steps = t.steps.map((s) =>
+      s.tool === 'list_files'
+        ? {
+            ...s,
+            result: JSON.stringify({
+              truncated: true,
+              originalChars: 40_000,
+              preview: (s.result ?? '').slice(0, 500),
+            }),
+          }
+        : s,
+    );
+    expect(itemsOf(trajectoryToInput({ ...t, steps }), 'unverified_target')).toEqual([]);
+  });
+
   it('stays quiet when the id was read from a YAML listing first (AgentDojo banking scheduled transactions), and on SWE-agent runs', () => {
     for (const id of [
       'agentdojo/claude-3-7-sonnet-20250219/banking/user_task_2/none/none',

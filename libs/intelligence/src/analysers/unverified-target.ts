@@ -43,6 +43,12 @@ function parsed(v: unknown): unknown {
   }
 }
 
+/** True when a result is the clients' mark of a cut value (`{ truncated: true, originalChars, preview }`). */
+function isCut(result: unknown): boolean {
+  const v = parsed(result);
+  return !!v && typeof v === 'object' && (v as { truncated?: unknown }).truncated === true;
+}
+
 /** `key: value` / `key=value` pairs of a text result (YAML, logfmt, plain listings). */
 const TEXT_PAIR = /(?:^|[\s{,(-])["']?([A-Za-z][\w]*?)["']?\s*[:=]\s*["']?([\w.:@-]+)/gm;
 
@@ -77,15 +83,19 @@ function returnedIds(result: unknown): string[] {
  * checked (its state, its owner, whether the change is allowed) can have come from the object
  * itself. One item per call, citing it. Medium. Pure.
  *
+ * After a result the client cut (`{ truncated: true, … }`, clients' serializer) the analyser stays
+ * quiet: the identifier may have been in the part that was not sent.
+ *
  * A reference inside a listing (`"reservations": ["ABC123", …]`) is not a look-up: only a key
  * that names an identifier (`id`, `…_id`) counts ({@link returnedIds}).
  */
 export function unverifiedTargets(ctx: AnalysisContext): ActionItem[] {
   const looked = new Set<string>();
   const out: ActionItem[] = [];
+  let cut = false;
   for (const c of ctx.facts.toolCalls) {
     const cls = toolClass(c.toolName);
-    if (c.status === 'completed' && (cls === 'update' || cls === 'compensate') && !looksFailed(c)) {
+    if (!cut && c.status === 'completed' && (cls === 'update' || cls === 'compensate') && !looksFailed(c)) {
       const unread = targets(c).filter((t) => !looked.has(t.value));
       if (unread.length > 0) {
         const shown = unread.map((t) => `${t.key} ${showValue(t.value, 40)}`).join(', ');
@@ -99,6 +109,7 @@ export function unverifiedTargets(ctx: AnalysisContext): ActionItem[] {
       }
     }
     if (c.status !== 'completed') continue;
+    if (isCut(c.result)) cut = true;
     for (const v of leafValues(c.arguments)) looked.add(v);
     for (const id of returnedIds(c.result)) looked.add(id);
   }
