@@ -7,6 +7,7 @@ import { clip } from '../text';
 import { callEvidence } from './evidence';
 import { leafPairs, looksFailed } from './similarity';
 import { confirms } from './unconfirmed';
+import { parsedResult } from './json-values';
 
 /** A state value: a short lower-case word or snake_case phrase (`business`, `basic_economy`, `gold`). */
 const STATE_VALUE = /^[a-z][a-z_]{1,24}$/;
@@ -24,15 +25,6 @@ function addStateFields(v: unknown, into: Map<string, Set<string>>): void {
         into.set(k, set);
       } else addStateFields(x, into);
     }
-}
-
-function parsed(v: unknown): unknown {
-  if (typeof v !== 'string') return v;
-  try {
-    return JSON.parse(v) as unknown;
-  } catch {
-    return v;
-  }
 }
 
 /** True when `line` names `value` as words (`basic_economy` ~ "Basic Economy"). */
@@ -133,7 +125,7 @@ export function agreedPlanDeviations(ctx: AnalysisContext): ActionItem[] {
     }
     if (c.status !== 'completed') continue;
     addStateFields(c.arguments, fields);
-    addStateFields(parsed(c.result), fields);
+    addStateFields(parsedResult(c.result), fields);
   }
   return out;
 }

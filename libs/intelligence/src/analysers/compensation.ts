@@ -1,29 +1,18 @@
 import type { ActionItem } from '@agent-warden/contracts';
 import type { AnalysisContext } from '../context';
-import type { ToolCallFact } from '../facts';
 import { textOf } from '../flow/identifiers';
 import { toolClass } from '../flow/tool-classes';
 import { clip } from '../text';
 import { callEvidence } from './evidence';
-import { isIdArgument, leafPairs } from './similarity';
+import { isIdArgument } from './similarity';
+import { leafValues, parsedResult } from './json-values';
 
 /** Shortest identifier value followed from a result into a later call, characters. */
 export const MIN_ID_LENGTH = 3;
 
-function parsed(result: unknown): unknown {
-  if (typeof result !== 'string') return result;
-  const t = result.trim();
-  if (!t.startsWith('{') && !t.startsWith('[')) return result;
-  try {
-    return JSON.parse(t) as unknown;
-  } catch {
-    return result;
-  }
-}
-
 /** Values of identifying keys (`…_id`, `id`) in a result; a short one-word result counts as an id itself. */
 export function resultIds(result: unknown): string[] {
-  const v = parsed(result);
+  const v = parsedResult(result);
   if (typeof v === 'string') {
     const t = v.trim();
     return /^[\w.:-]{3,64}$/.test(t) && /\d/.test(t) ? [t] : [];
@@ -40,21 +29,6 @@ export function resultIds(result: unknown): string[] {
   };
   walk(v, '');
   return [...new Set(out)];
-}
-
-/** The string/number values of a call's arguments. */
-function argumentValues(c: ToolCallFact): Set<string> {
-  return new Set(
-    leafPairs(c.arguments).map((p) => {
-      const raw = p.slice(p.indexOf('=') + 1);
-      try {
-        const v = JSON.parse(raw) as unknown;
-        return typeof v === 'string' || typeof v === 'number' ? String(v) : raw;
-      } catch {
-        return raw;
-      }
-    }),
-  );
 }
 
 /**
@@ -78,7 +52,7 @@ export function compensatedActions(ctx: AnalysisContext): ActionItem[] {
     if (fresh.length === 0) continue;
     for (const b of calls.slice(i + 1)) {
       if (b.status !== 'completed' || toolClass(b.toolName) !== 'compensate') continue;
-      const values = argumentValues(b);
+      const values = new Set(leafValues(b.arguments));
       const id = fresh.find((x) => values.has(x));
       if (!id) continue;
       out.push({

@@ -6,6 +6,7 @@ import { hasSideEffect, toolClass, type ToolClass } from '../flow/tool-classes';
 import { clip } from '../text';
 import { callEvidence } from './evidence';
 import { isIdArgument } from './similarity';
+import { parsedResult } from './json-values';
 
 /**
  * A value that names a state (an enum-like field): lower-case words joined by `_` or spaces, at
@@ -20,17 +21,6 @@ export const MIN_OBJECT_ID = 4;
 interface ObjectFacts {
   id: string;
   fields: Map<string, { value: string; call: ToolCallFact }>;
-}
-
-function parsed(result: unknown): unknown {
-  if (typeof result !== 'string') return result;
-  const t = result.trim();
-  if (!t.startsWith('{') && !t.startsWith('[')) return null;
-  try {
-    return JSON.parse(t) as unknown;
-  } catch {
-    return null;
-  }
 }
 
 /** Each JSON object of `v` (itself, and nested ones) that carries an identifying key (`…_id`, `id`) with a string value. */
@@ -194,7 +184,7 @@ function learn(
     if (known) for (const k of set) known.fields.delete(k);
   }
   if (call.status !== 'completed') return;
-  for (const o of identifiedObjects(parsed(call.result))) {
+  for (const o of identifiedObjects(parsedResult(call.result))) {
     const id = objectId(o);
     if (!id) continue;
     const facts = objects.get(id) ?? { id, fields: new Map() };

@@ -4,20 +4,8 @@ import type { ToolCallFact } from '../facts';
 import { toolClass } from '../flow/tool-classes';
 import { showValue } from '../text';
 import { callEvidence } from './evidence';
-import { isIdArgument, leafPairs, looksFailed } from './similarity';
-
-/** The scalar values of a JSON value's leaves, as strings (`{a:[1,"x"]}` → `1`, `x`). */
-function leafValues(v: unknown): string[] {
-  return leafPairs(v).map((p) => {
-    const raw = p.slice(p.indexOf('=') + 1);
-    try {
-      const x = JSON.parse(raw) as unknown;
-      return typeof x === 'string' || typeof x === 'number' ? String(x) : raw;
-    } catch {
-      return raw;
-    }
-  });
-}
+import { isIdArgument, looksFailed } from './similarity';
+import { leafValues, parsedResult } from './json-values';
 
 /** True when `key` names an identifier (`id`, `…_id`, `fileId`; a trailing `_` as in `id_` is ignored). */
 function identifying(key: string): boolean {
@@ -32,20 +20,9 @@ function targets(c: ToolCallFact): { key: string; value: string }[] {
     .filter((t) => t.value !== '');
 }
 
-function parsed(v: unknown): unknown {
-  if (typeof v !== 'string') return v;
-  const t = v.trim();
-  if (!t.startsWith('{') && !t.startsWith('[')) return v;
-  try {
-    return JSON.parse(t) as unknown;
-  } catch {
-    return v;
-  }
-}
-
 /** True when a result is the clients' mark of a cut value (`{ truncated: true, originalChars, preview }`). */
 function isCut(result: unknown): boolean {
-  const v = parsed(result);
+  const v = parsedResult(result);
   return !!v && typeof v === 'object' && (v as { truncated?: unknown }).truncated === true;
 }
 
@@ -64,7 +41,7 @@ function returnedIds(result: unknown): string[] {
       for (const [k, y] of Object.entries(x as Record<string, unknown>)) walk(y, k);
     else if ((typeof x === 'string' || typeof x === 'number') && identifying(key)) out.push(String(x).trim());
   };
-  const v = parsed(result);
+  const v = parsedResult(result);
   if (typeof v === 'string') {
     if (/^[\w.:-]{1,64}$/.test(v.trim())) return [v.trim()];
     for (const m of v.matchAll(TEXT_PAIR)) if (identifying(m[1] ?? '')) out.push(m[2] ?? '');
