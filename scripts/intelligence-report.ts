@@ -22,8 +22,25 @@ import {
   type Trajectory,
 } from '../libs/intelligence/test/support/trajectory-input';
 import type { SessionInput } from '../libs/intelligence/src/types';
+import { agentKeyOf, toolNamesByAgent } from './replay/trajectories';
 
 const ROOT = path.resolve(__dirname, '..');
+
+const toolsByFile = new Map<string, Map<string, string[]>>();
+
+/**
+ * The session input of a trajectory as the replay stores it: its events, and the tools its agent
+ * version declared — the replay declares every tool the agent's trajectories in `file` called
+ * (scripts/replay/trajectories.ts `toolNamesByAgent`).
+ */
+function replayedInput(file: string, t: Trajectory): SessionInput {
+  let tools = toolsByFile.get(file);
+  if (!tools) {
+    tools = toolNamesByAgent(loadTrajectories(file));
+    toolsByFile.set(file, tools);
+  }
+  return trajectoryToInput(t, { ids: sequentialIds(), agentTools: tools.get(agentKeyOf(t.agent)) ?? null });
+}
 const DOCS = path.join(ROOT, 'docs');
 
 /**
@@ -133,7 +150,7 @@ function agentdojoTable(): { md: string; totals: Record<Label, Row> } {
   const missedByTask: Record<string, number> = {};
   for (const t of loadTrajectories('agentdojo.jsonl')) {
     const label = labelOf(t);
-    const input = trajectoryToInput(t, { ids: sequentialIds() });
+    const input = replayedInput('agentdojo.jsonl', t);
     const out = analyseSession(input);
     const injected = label === 'benign' ? [] : injectedCallEventIds(input, attackerKeys(t, label));
     const injectedIds = new Set(injected.flatMap((s) => [...s]));
@@ -231,7 +248,7 @@ function sourcesTable(): string {
     let cause = 0;
     const kinds: Record<string, number> = {};
     for (const t of loadTrajectories(file)) {
-      const out = analyseSession(trajectoryToInput(t, { ids: sequentialIds() }));
+      const out = analyseSession(replayedInput(file, t));
       const causes = out.actionItems.filter((a) => CAUSE_KINDS.has(a.kind));
       sessions += 1;
       if (out.actionItems.length > 0) any += 1;
@@ -342,7 +359,7 @@ function pickExample(file: string, id: string): Trajectory {
   // The first session (by id) with a failing tool and a recommendation, else with any action item.
   const sorted = [...all].sort((a, b) => (a.trajectory_id < b.trajectory_id ? -1 : 1));
   const scored = sorted.map((t) => {
-    const out = analyseSession(trajectoryToInput(t, { ids: sequentialIds() }));
+    const out = analyseSession(replayedInput(file, t));
     return { t, score: (out.actionItems.length > 0 ? 1 : 0) + (out.recommendations.length > 0 ? 1 : 0) };
   });
   const best = Math.max(...scored.map((s) => s.score));
@@ -354,7 +371,7 @@ function main(): void {
   const examples: string[] = [];
   for (const ex of EXAMPLES) {
     const t = pickExample(ex.file, ex.id);
-    const out = analyseSession(trajectoryToInput(t, { ids: sequentialIds() }));
+    const out = analyseSession(replayedInput(ex.file, t));
     fs.writeFileSync(
       path.join(DOCS, 'examples', `intelligence-${ex.name}.json`),
       `${JSON.stringify({ trajectoryId: t.trajectory_id, intelligence: out }, null, 2)}\n`,

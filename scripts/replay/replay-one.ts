@@ -34,6 +34,12 @@ export interface ReplayOneContext {
   version: string;
   /** Version metadata (the same on every run). */
   versionMetadata: Record<string, string>;
+  /**
+   * The tools of each agent of this file, by agent key (`toolNamesByAgent`): declared as the agent
+   * version's capabilities, so the service knows the agent has tools even in a session that called none.
+   * Absent: no capabilities are declared.
+   */
+  toolsByAgent?: ReadonlyMap<string, readonly string[]>;
   approvalWaitMs: number;
   /** The retrying fetch the client uses. */
   fetch: typeof fetch;
@@ -138,6 +144,7 @@ export async function replayOne(
     apiKey: o.apiKey,
     agent: { key: agentKeyOf(t.agent), name: t.agent },
     version: { version: o.version, metadata: o.versionMetadata },
+    capabilities: o.toolsByAgent?.get(agentKeyOf(t.agent))?.map((name) => ({ name, kind: 'tool' as const })),
     mode: o.mode,
     flushIntervalMs: 1000,
     failMode: 'open',

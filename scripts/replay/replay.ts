@@ -9,7 +9,13 @@ import {
 } from './replay-one';
 import { retryingFetch, sleep, type RetryNotice } from './retry';
 import { fetchStats, identifyProject, type ServiceAccess, type Stats } from './service';
-import { agentKeyOf, readTrajectoryLines, scanFile, type Trajectory } from './trajectories';
+import {
+  agentKeyOf,
+  readTrajectoryLines,
+  scanFile,
+  toolNamesByAgentInFile,
+  type Trajectory,
+} from './trajectories';
 
 export { labelOf, type LabelCounts, type ToolCallOutcome } from './replay-one';
 
@@ -163,7 +169,11 @@ export async function replayFiles(o: ReplayOptions): Promise<ReplaySummary> {
   const read: ServiceAccess = { url: o.statsUrl ?? o.baseUrl, apiKey: o.apiKey, fetch: fetchImpl };
 
   const scans = new Map<string, { digest: string; trajectories: number }>();
-  for (const file of o.files) scans.set(file, await scanFile(file));
+  const tools = new Map<string, Map<string, string[]>>();
+  for (const file of o.files) {
+    scans.set(file, await scanFile(file));
+    tools.set(file, await toolNamesByAgentInFile(file));
+  }
   const lines = [...scans.values()].reduce((a, s) => a + s.trajectories, 0);
   const total = o.limit === undefined ? lines : Math.min(o.limit, lines);
   progress();
@@ -186,6 +196,7 @@ export async function replayFiles(o: ReplayOptions): Promise<ReplaySummary> {
     mode: o.mode ?? 'monitor',
     version: versionOf(scans.get(file)!.digest, namespace),
     versionMetadata: { replay: 'true' },
+    toolsByAgent: tools.get(file)!,
     approvalWaitMs: o.approvalWaitMs ?? 1000,
     fetch: fetchImpl,
     requestTimeoutMs: (o.retryForMs ?? 300_000) + 60_000,

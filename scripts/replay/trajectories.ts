@@ -55,6 +55,17 @@ export async function* readTrajectoryLines(
   }
 }
 
+/** {@link toolNamesByAgent} of a JSONL file, streamed (only each call's tool name is kept in memory). */
+export async function toolNamesByAgentInFile(file: string): Promise<Map<string, string[]>> {
+  const slim: { agent: string; steps: Pick<TrajectoryStep, 'kind' | 'tool'>[] }[] = [];
+  for await (const { trajectory: t } of readTrajectoryLines(file))
+    slim.push({
+      agent: t.agent,
+      steps: t.steps.filter((s) => s.kind === 'tool_call').map((s) => ({ kind: s.kind, tool: s.tool })),
+    });
+  return toolNamesByAgent(slim);
+}
+
 /** Streams the trajectories of a JSONL file, one per line; throws naming the line when one is not JSON. */
 export async function* readTrajectories(file: string): AsyncGenerator<Trajectory> {
   for await (const { trajectory } of readTrajectoryLines(file)) yield trajectory;
@@ -92,6 +103,24 @@ export function loadTrajectories(file: string): Trajectory[] {
       if (line.trim() !== '') out.push(parseTrajectory(line, full, i + 1));
     });
   return out;
+}
+
+/**
+ * The tools each logged agent used, by agent key ({@link agentKeyOf}): the sorted names of every
+ * tool call of its trajectories. The replay declares them as the agent version's capabilities
+ * (a trajectory that called no tool still belongs to an agent that has these tools).
+ */
+export function toolNamesByAgent(
+  trajectories: Iterable<{ agent: string; steps: readonly Pick<TrajectoryStep, 'kind' | 'tool'>[] }>,
+): Map<string, string[]> {
+  const sets = new Map<string, Set<string>>();
+  for (const t of trajectories) {
+    const key = agentKeyOf(t.agent);
+    const set = sets.get(key) ?? new Set<string>();
+    sets.set(key, set);
+    for (const s of t.steps) if (s.kind === 'tool_call' && s.tool) set.add(s.tool);
+  }
+  return new Map([...sets].map(([k, v]) => [k, [...v].sort()]));
 }
 
 /** An agent key from a logged agent name: `claude-3-5-sonnet-20241022 @ AgentDojo` → `claude-3-5-sonnet-20241022-agentdojo`. */

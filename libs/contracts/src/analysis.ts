@@ -26,6 +26,12 @@ export interface AnalysisSession {
   lastEventAt: string;
   eventCount: number;
   maxSequence: number;
+  /**
+   * Names of the tools the session's agent version declared (its capabilities of kind `tool`,
+   * `PUT /v1/agents/{agentId}/versions/{agentVersionId}/capabilities`); `null` or absent when it
+   * declared none, so whether the agent has tools is unknown.
+   */
+  agentTools?: string[] | null;
 }
 
 /** A run of the session (derived by the projector from `agent.run.*`). */

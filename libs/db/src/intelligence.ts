@@ -27,8 +27,23 @@ const iso = (d: Date) => d.toISOString();
 const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
 
 /**
+ * The tool names among an agent version's declared capabilities (contracts `Capability`; `kind`
+ * defaults to `tool`), or null when it declared none.
+ */
+function declaredTools(capabilities: unknown): string[] | null {
+  if (!Array.isArray(capabilities)) return null;
+  const names = capabilities
+    .filter(
+      (c): c is { name: string; kind?: string } => !!c && typeof c === 'object' && typeof c.name === 'string',
+    )
+    .filter((c) => (c.kind ?? 'tool') === 'tool')
+    .map((c) => c.name);
+  return names.length > 0 ? names : null;
+}
+
+/**
  * Everything the analysers read about one session (libs/intelligence `SessionInput`): the session
- * with its agent's key, its runs (by start), its events ordered by `sequence`, its approvals and the
+ * with its agent's key and the tools its version declared, its runs (by start), its events ordered by `sequence`, its approvals and the
  * guardrail evaluations recorded for it (dry runs excluded). Null when the project has no such session.
  */
 export async function loadSessionForAnalysis(
@@ -38,8 +53,12 @@ export async function loadSessionForAnalysis(
 ): Promise<SessionInput | null> {
   const s = await db.session.findFirst({ where: { id: sessionId, projectId } });
   if (!s) return null;
-  const [agent, runs, events, approvals, evaluations] = await Promise.all([
+  const [agent, version, runs, events, approvals, evaluations] = await Promise.all([
     db.agent.findFirst({ where: { id: s.agentId, projectId }, select: { key: true } }),
+    db.agentVersion.findFirst({
+      where: { id: s.agentVersionId, projectId },
+      select: { capabilities: true },
+    }),
     db.run.findMany({ where: { sessionId, projectId }, orderBy: [{ startedAt: 'asc' }, { id: 'asc' }] }),
     db.event.findMany({
       where: { sessionId, projectId },
@@ -64,6 +83,7 @@ export async function loadSessionForAnalysis(
       lastEventAt: iso(s.lastEventAt),
       eventCount: s.eventCount,
       maxSequence: s.maxSequence,
+      agentTools: declaredTools(version?.capabilities),
     },
     runs: runs.map((r) => ({
       id: r.id,

@@ -13,6 +13,7 @@ import {
   type Trajectory,
   type TrajectoryStep,
 } from './support/trajectory-input';
+import { agentKeyOf, toolNamesByAgent } from '../../../scripts/replay/trajectories';
 
 const tau = loadTrajectories('tau_bench_airline.jsonl');
 const swe = loadTrajectories('swe_agent.jsonl');
@@ -545,8 +546,13 @@ describe('differs_from_agreed_plan', () => {
 });
 
 describe('unresolved_request', () => {
-  it('flags a conversation in which the agent never used a tool, citing the first request and the last reply (tau-bench)', () => {
-    const input = trajectoryToInput(byId(tau, 'tau-bench/gpt-4o-airline/task_8/trial_3'));
+  const tauTools = toolNamesByAgent(tau);
+  const withTools = (t: Trajectory) =>
+    trajectoryToInput(t, { agentTools: tauTools.get(agentKeyOf(t.agent)) ?? null });
+
+  it('flags a conversation in which an agent with tools never used one, citing the first request and the last reply (tau-bench)', () => {
+    const input = withTools(byId(tau, 'tau-bench/gpt-4o-airline/task_8/trial_3'));
+    expect(input.session.agentTools).toEqual(expect.arrayContaining(['get_reservation_details']));
     const [item, ...rest] = itemsOf(input, 'unresolved_request');
     expect(rest).toEqual([]);
     expect(item?.severity).toBe('medium');
@@ -559,11 +565,22 @@ describe('unresolved_request', () => {
     expect(item?.detail).toContain(String(firstUser?.data.content).slice(0, 40));
   });
 
+  it('stays quiet on the same conversation when the agent declared no tools (a chat assistant answers without them)', () => {
+    const t = byId(tau, 'tau-bench/gpt-4o-airline/task_8/trial_3');
+    expect(itemsOf(trajectoryToInput(t), 'unresolved_request')).toEqual([]);
+    expect(itemsOf(trajectoryToInput(t, { agentTools: [] }), 'unresolved_request')).toEqual([]);
+  });
+
   it('stays quiet on single requests answered without tools (AgentDojo) and on conversations with any tool call (tau-bench)', () => {
+    const dojoTools = toolNamesByAgent(agentdojo);
     const noCalls = agentdojo.filter((t) => !t.steps.some((s) => s.kind === 'tool_call'));
     expect(noCalls.length).toBeGreaterThan(0);
-    for (const t of noCalls) expect(itemsOf(trajectoryToInput(t), 'unresolved_request')).toEqual([]);
-    const withCalls = tau.filter((t) => t.steps.some((s) => s.kind === 'tool_call'));
-    for (const t of withCalls) expect(itemsOf(trajectoryToInput(t), 'unresolved_request')).toEqual([]);
+    for (const t of noCalls) {
+      const input = trajectoryToInput(t, { agentTools: dojoTools.get(agentKeyOf(t.agent)) ?? null });
+      expect(input.session.agentTools?.length).toBeGreaterThan(0);
+      expect(itemsOf(input, 'unresolved_request')).toEqual([]);
+    }
+    const calls = tau.filter((t) => t.steps.some((s) => s.kind === 'tool_call'));
+    for (const t of calls) expect(itemsOf(withTools(t), 'unresolved_request')).toEqual([]);
   });
 });

@@ -8,14 +8,16 @@ export const MIN_USER_TURNS = 2;
 
 /**
  * A request left unresolved (docs/intelligence.md "Failure analysers"): a conversation of at
- * least {@link MIN_USER_TURNS} user messages, answered by the agent, in which the agent made no
- * tool call at all — nothing looked up, nothing done. Whatever the user asked for (a change, a
+ * least {@link MIN_USER_TURNS} user messages, answered by an agent that has tools (its version
+ * declared some: `session.agentTools`), in which the agent made no tool call at all — nothing looked up, nothing done. Whatever the user asked for (a change, a
  * balance, a status) can only have been answered from the agent's own words, or not at all; most
  * often the agent asked the user for what it could have looked up, and the user left. Cites the
- * user's first message and the agent's last one. Medium. Pure.
+ * user's first message and the agent's last one. Medium. An agent that declared no tools may be a
+ * plain chat assistant, for which answering without tools is the normal case: it stays quiet. Pure.
  */
 export function unresolvedRequests(ctx: AnalysisContext): ActionItem[] {
-  if (ctx.facts.toolCalls.length > 0) return [];
+  const tools = ctx.facts.input.session.agentTools;
+  if (!tools || tools.length === 0 || ctx.facts.toolCalls.length > 0) return [];
   const messages = ctx.facts.events.filter(
     (e) => e.type === 'agent.message.logged' && textOf(e.data.content).trim() !== '',
   );

@@ -24,6 +24,11 @@ export interface TrajectoryInputOptions {
   startTime?: string;
   /** Sequence numbers to leave out, as if those events were lost on the way. */
   drop?: ReadonlySet<number>;
+  /**
+   * The tools the agent version declared (`session.agentTools`), as the replay declares them
+   * (`toolNamesByAgent`); default none declared (`null`).
+   */
+  agentTools?: string[] | null;
 }
 
 /**
@@ -162,6 +167,7 @@ export function trajectoryToInput(t: Trajectory, options: TrajectoryInputOptions
       lastEventAt: last.time,
       eventCount: kept.length,
       maxSequence: sequence,
+      agentTools: options.agentTools ?? null,
     },
     runs: [run],
     events: kept,
