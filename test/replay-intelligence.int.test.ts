@@ -2,12 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { newId } from '@agent-warden/contracts';
-import { createPrisma, type PrismaClient } from '@agent-warden/db';
 import { replayFiles } from '../scripts/replay/replay';
 import { TRAJECTORIES_DIR, readTrajectoryLines, type Trajectory } from '../scripts/replay/trajectories';
-import { createTestDatabase, type TestDatabase } from './support/database';
 import { call, waitFor } from './support/http';
-import { startStandalone, type StandaloneProcess } from './support/standalone';
+import { startStandaloneOnPostgres, type StandaloneOnPostgres } from './support/standalone-on-postgres';
 
 /**
  * A replayed agent declares its tools, and the intelligence of a conversation in which it used
@@ -23,9 +21,7 @@ describe('replay: declared tools and the unresolved request, read back through t
   const withTools = path.join(dir, 'with-tools.jsonl');
   const alone = path.join(dir, 'alone.jsonl');
   const apiKey = `aw_replay_intel_${newId().replace(/-/g, '')}`;
-  let db: TestDatabase;
-  let prisma: PrismaClient;
-  let s: StandaloneProcess | undefined;
+  let s: StandaloneOnPostgres | undefined;
   let silent: Trajectory | undefined;
   let busy: Trajectory | undefined;
 
@@ -45,19 +41,11 @@ describe('replay: declared tools and the unresolved request, read back through t
     fs.writeFileSync(withTools, `${JSON.stringify(busy)}\n${JSON.stringify(silent)}\n`);
     // Another namespace of the same line: a separate agent version, whose file shows no tool at all.
     fs.writeFileSync(alone, `${JSON.stringify(silent)}\n\n`);
-    db = await createTestDatabase();
-    prisma = createPrisma(db.url, { poolMax: 2 });
-    s = await startStandalone({
-      DATABASE_URL: db.url,
-      WARDEN_DATA_DIR: path.join(dir, 'warden'),
-      WARDEN_INIT_API_KEY: apiKey,
-    });
+    s = await startStandaloneOnPostgres(dir, apiKey);
   }, 120_000);
 
   afterAll(async () => {
     await s?.stop();
-    await prisma?.$disconnect();
-    await db?.drop();
     fs.rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
@@ -65,7 +53,7 @@ describe('replay: declared tools and the unresolved request, read back through t
 
   /** The action item kinds of the stored intelligence of the session replayed from `trajectory` in `versionId`. */
   async function kindsOf(trajectory: Trajectory, versionId: string): Promise<string[]> {
-    const [row] = await prisma.$queryRaw<{ session_id: string }[]>`
+    const [row] = await s!.prisma.$queryRaw<{ session_id: string }[]>`
       SELECT r.session_id::text FROM runs r JOIN sessions x ON x.project_id = r.project_id AND x.id = r.session_id
       WHERE r.name = ${trajectory.trajectory_id} AND x.agent_version_id = ${versionId}::uuid`;
     expect(row).toBeDefined();

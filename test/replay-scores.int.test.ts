@@ -2,11 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { newId } from '@agent-warden/contracts';
-import { createPrisma, type PrismaClient } from '@agent-warden/db';
 import { replayFiles } from '../scripts/replay/replay';
 import { TRAJECTORIES_DIR, readTrajectoryLines, type Trajectory } from '../scripts/replay/trajectories';
-import { createTestDatabase, type TestDatabase } from './support/database';
-import { startStandalone, type StandaloneProcess } from './support/standalone';
+import { startStandaloneOnPostgres, type StandaloneOnPostgres } from './support/standalone-on-postgres';
 
 /**
  * The replay sends each trajectory's recorded outcome as scores (issue 15 item 2;
@@ -19,9 +17,7 @@ describe('replay: recorded outcomes become scores', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'warden-replay-scores-'));
   const file = path.join(dir, 'picked.jsonl');
   const apiKey = `aw_replay_scores_${newId().replace(/-/g, '')}`;
-  let db: TestDatabase;
-  let prisma: PrismaClient;
-  let s: StandaloneProcess | undefined;
+  let s: StandaloneOnPostgres | undefined;
   const picked: Trajectory[] = [];
 
   /** The first line of `source` that `want` accepts. */
@@ -38,19 +34,11 @@ describe('replay: recorded outcomes become scores', () => {
     await pick('agentdojo.jsonl', (t) => t.labels.is_injection_attack === false);
     await pick('swe_agent.jsonl', (t) => typeof t.labels.exit_status === 'string');
     fs.writeFileSync(file, picked.map((t) => JSON.stringify(t)).join('\n') + '\n');
-    db = await createTestDatabase();
-    prisma = createPrisma(db.url, { poolMax: 2 });
-    s = await startStandalone({
-      DATABASE_URL: db.url,
-      WARDEN_DATA_DIR: path.join(dir, 'warden'),
-      WARDEN_INIT_API_KEY: apiKey,
-    });
+    s = await startStandaloneOnPostgres(dir, apiKey);
   }, 120_000);
 
   afterAll(async () => {
     await s?.stop();
-    await prisma?.$disconnect();
-    await db?.drop();
     fs.rmSync(dir, { recursive: true, force: true });
   }, 60_000);
 
@@ -59,7 +47,7 @@ describe('replay: recorded outcomes become scores', () => {
     expect(summary).toMatchObject({ trajectories: picked.length, missing: 0, duplicates: 0, incomplete: 0 });
 
     // The run is named after the trajectory; the scores are on the session, in the order sent (event ids by position).
-    const rows = await prisma.$queryRaw<
+    const rows = await s!.prisma.$queryRaw<
       {
         trajectory: string;
         name: string;
@@ -95,6 +83,6 @@ describe('replay: recorded outcomes become scores', () => {
 
     const again = await replayFiles({ files: [file], baseUrl: s!.url, apiKey, concurrency: 2 });
     expect(again).toMatchObject({ skipped: picked.length, duplicates: 0 });
-    expect(await prisma.score.count()).toBe(rows.length);
+    expect(await s!.prisma.score.count()).toBe(rows.length);
   });
 });
