@@ -49,3 +49,8 @@ export function showValue(v: unknown, max = 80): string {
   }
   return clip(s, max);
 }
+
+/** `s` with every RegExp metacharacter escaped, to match it literally inside a built pattern. */
+export function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

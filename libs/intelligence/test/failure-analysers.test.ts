@@ -1,6 +1,6 @@
 import type { ActionItem } from '@agent-warden/contracts';
 import { analyseSession } from '../src';
-import { resultIds } from '../src/analysers/compensation';
+import { resultIds } from '../src/analysers/json-values';
 import { claimedClasses } from '../src/analysers/contradictions';
 import { acknowledges } from '../src/analysers/ignored-errors';
 import { textSimilarity } from '../src/analysers/similarity';

@@ -3,14 +3,13 @@ import type { AnalysisContext } from '../context';
 import type { ToolCallFact } from '../facts';
 import { textOf } from '../flow/identifiers';
 import { toolClass } from '../flow/tool-classes';
-import { clip } from '../text';
+import { clip, escapeRegExp } from '../text';
 import { callEvidence } from './evidence';
-import { leafPairs, looksFailed } from './similarity';
+import { isStateValue } from './contradictions';
+import { looksFailed } from './similarity';
 import { confirms } from './unconfirmed';
-import { parsedResult } from './json-values';
+import { leafValues, parsedResult } from './json-values';
 
-/** A state value: a short lower-case word or snake_case phrase (`business`, `basic_economy`, `gold`). */
-const STATE_VALUE = /^[a-z][a-z_]{1,24}$/;
 /** An identifier-like argument value: a one-word string of ≥ 4 characters with a digit (a code, a date, an id). */
 const ID_LIKE = /^(?=.*\d)[\w.:/-]{4,64}$/;
 
@@ -19,7 +18,7 @@ function addStateFields(v: unknown, into: Map<string, Set<string>>): void {
   if (Array.isArray(v)) for (const x of v) addStateFields(x, into);
   else if (v && typeof v === 'object')
     for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-      if (typeof x === 'string' && STATE_VALUE.test(x)) {
+      if (isStateValue(x)) {
         const set = into.get(k) ?? new Set<string>();
         set.add(x);
         into.set(k, set);
@@ -29,23 +28,13 @@ function addStateFields(v: unknown, into: Map<string, Set<string>>): void {
 
 /** True when `line` names `value` as words (`basic_economy` ~ "Basic Economy"). */
 function names(line: string, value: string): boolean {
-  const words = value.split('_').map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const words = value.split(/[_ ]+/).map(escapeRegExp);
   return new RegExp(`\\b${words.join('[\\s_-]+')}\\b`, 'i').test(line);
 }
 
 /** Identifier-like values among a call's argument leaves. */
 function idValues(c: ToolCallFact): string[] {
-  return leafPairs(c.arguments)
-    .map((p) => p.slice(p.indexOf('=') + 1))
-    .map((raw) => {
-      try {
-        const x = JSON.parse(raw) as unknown;
-        return typeof x === 'string' ? x : '';
-      } catch {
-        return '';
-      }
-    })
-    .filter((s) => ID_LIKE.test(s));
+  return leafValues(c.arguments).filter((s) => ID_LIKE.test(s));
 }
 
 interface Deviation {
@@ -62,7 +51,7 @@ function deviations(c: ToolCallFact, proposal: string, fields: Map<string, Set<s
   const lines = proposal.split('\n').filter((l) => ids.some((id) => l.includes(id)));
   const out: Deviation[] = [];
   for (const [key, v] of Object.entries(c.arguments)) {
-    if (typeof v !== 'string' || !STATE_VALUE.test(v)) continue;
+    if (!isStateValue(v)) continue;
     const others = [...(fields.get(key) ?? [])].filter((o) => o !== v).sort((a, b) => b.length - a.length);
     if (others.length === 0) continue;
     for (const line of lines) {

@@ -4,32 +4,7 @@ import { textOf } from '../flow/identifiers';
 import { toolClass } from '../flow/tool-classes';
 import { clip } from '../text';
 import { callEvidence } from './evidence';
-import { isIdArgument } from './similarity';
-import { leafValues, parsedResult } from './json-values';
-
-/** Shortest identifier value followed from a result into a later call, characters. */
-export const MIN_ID_LENGTH = 3;
-
-/** Values of identifying keys (`…_id`, `id`) in a result; a short one-word result counts as an id itself. */
-export function resultIds(result: unknown): string[] {
-  const v = parsedResult(result);
-  if (typeof v === 'string') {
-    const t = v.trim();
-    return /^[\w.:-]{3,64}$/.test(t) && /\d/.test(t) ? [t] : [];
-  }
-  const out: string[] = [];
-  const walk = (x: unknown, key: string) => {
-    if (Array.isArray(x)) for (const y of x) walk(y, key);
-    else if (x && typeof x === 'object')
-      for (const [k, y] of Object.entries(x as Record<string, unknown>)) walk(y, k);
-    else if ((typeof x === 'string' || typeof x === 'number') && isIdArgument(key)) {
-      const s = String(x);
-      if (s.length >= MIN_ID_LENGTH) out.push(s);
-    }
-  };
-  walk(v, '');
-  return [...new Set(out)];
-}
+import { leafValues, resultIds } from './json-values';
 
 /**
  * Irreversible action followed by compensation (docs/intelligence.md "Failure analysers"): a

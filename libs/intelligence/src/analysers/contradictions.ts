@@ -3,7 +3,7 @@ import type { AnalysisContext } from '../context';
 import type { ToolCallFact } from '../facts';
 import { textOf } from '../flow/identifiers';
 import { hasSideEffect, toolClass, type ToolClass } from '../flow/tool-classes';
-import { clip } from '../text';
+import { clip, escapeRegExp } from '../text';
 import { callEvidence } from './evidence';
 import { isIdArgument } from './similarity';
 import { parsedResult } from './json-values';
@@ -14,6 +14,11 @@ import { parsedResult } from './json-values';
  * identifiers are not compared: they are too often restated in another form.
  */
 const STATE_VALUE = /^[a-z][a-z_ ]{1,23}$/;
+
+/** True when `v` is a state value ({@link STATE_VALUE}): a short lower-case word or phrase such as `basic_economy`. */
+export function isStateValue(v: unknown): v is string {
+  return typeof v === 'string' && STATE_VALUE.test(v);
+}
 /** Shortest identifier of an object whose facts are followed, characters. */
 export const MIN_OBJECT_ID = 4;
 
@@ -45,13 +50,9 @@ function norm(s: string): string {
   return s.toLowerCase().replace(/_/g, ' ').replace(/\s+/g, ' ').trim();
 }
 
-function escape(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
 /** Lines of a reply that state a field as a listing line: `- **Cabin:** Economy`, `Insurance: no`, `current cabin: business`. */
 function statedValue(line: string, key: string, values: readonly string[]): string | null {
-  const words = escape(norm(key)).replace(/ /g, '[ _]');
+  const words = escapeRegExp(norm(key)).replace(/ /g, '[ _]');
   // A listing line: bullet or number, optional emphasis, optional "current", the key, a colon, the value, nothing after it.
   const re = new RegExp(
     `^\\s*(?:[-*•]|\\d+[.)])?\\s*(?:\\*\\*|__)?\\s*(?:current\\s+)?${words}(?:\\s+class)?\\s*(?:\\*\\*|__)?\\s*:\\s*(?:\\*\\*|__)?\\s*(.+?)\\s*(?:\\*\\*|__)?\\s*[.,;]?\\s*$`,
@@ -190,7 +191,7 @@ function learn(
     const facts = objects.get(id) ?? { id, fields: new Map() };
     objects.set(id, facts);
     for (const [k, v] of Object.entries(o)) {
-      if (typeof v !== 'string' || !STATE_VALUE.test(v) || isIdArgument(k)) continue;
+      if (!isStateValue(v) || isIdArgument(k)) continue;
       const d = domain.get(k) ?? new Set();
       d.add(v);
       domain.set(k, d);
@@ -226,7 +227,7 @@ function stateContradictions(
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
     const named = ids.filter((id) =>
-      new RegExp(`(^|[^A-Za-z0-9_])${escape(id)}($|[^A-Za-z0-9_])`, 'i').test(line),
+      new RegExp(`(^|[^A-Za-z0-9_])${escapeRegExp(id)}($|[^A-Za-z0-9_])`, 'i').test(line),
     );
     if (named.length === 1) current = objects.get(named[0] as string) ?? null;
     else if (named.length > 1) current = null;

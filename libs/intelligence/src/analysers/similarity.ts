@@ -52,9 +52,13 @@ export function leafPairs(v: unknown, path = ''): string[] {
   return [`${path}=${JSON.stringify(v) ?? 'null'}`];
 }
 
-/** Argument names that identify the object a call acts on (`reservation_id`, `id`, `orderId`, `ids` …). */
+/**
+ * Argument names that identify the object a call acts on (`reservation_id`, `id`, `orderId`, `ids` …;
+ * a trailing `_`, as in `id_`, which some APIs use to avoid a reserved word, is ignored).
+ */
 export function isIdArgument(key: string): boolean {
-  return /(^|_)ids?$/i.test(key) || /[a-z](Id|Ids|ID)$/.test(key);
+  const k = key.replace(/_+$/, '');
+  return /(^|_)ids?$/i.test(k) || /[a-z](Id|Ids|ID)$/.test(k);
 }
 
 /** The identifying arguments of a call (top-level `…_id` keys), as `key=value`. */

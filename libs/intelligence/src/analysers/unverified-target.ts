@@ -5,17 +5,12 @@ import { toolClass } from '../flow/tool-classes';
 import { showValue } from '../text';
 import { callEvidence } from './evidence';
 import { isIdArgument, looksFailed } from './similarity';
-import { leafValues, parsedResult } from './json-values';
-
-/** True when `key` names an identifier (`id`, `…_id`, `fileId`; a trailing `_` as in `id_` is ignored). */
-function identifying(key: string): boolean {
-  return isIdArgument(key.replace(/_+$/, ''));
-}
+import { leafValues, parsedResult, resultIds } from './json-values';
 
 /** The identifying arguments of a call (top-level identifying keys with a non-empty scalar value). */
 function targets(c: ToolCallFact): { key: string; value: string }[] {
   return Object.entries(c.arguments)
-    .filter(([k, v]) => identifying(k) && (typeof v === 'string' || typeof v === 'number'))
+    .filter(([k, v]) => isIdArgument(k) && (typeof v === 'string' || typeof v === 'number'))
     .map(([key, v]) => ({ key, value: String(v).trim() }))
     .filter((t) => t.value !== '');
 }
@@ -24,31 +19,6 @@ function targets(c: ToolCallFact): { key: string; value: string }[] {
 function isCut(result: unknown): boolean {
   const v = parsedResult(result);
   return !!v && typeof v === 'object' && (v as { truncated?: unknown }).truncated === true;
-}
-
-/** `key: value` / `key=value` pairs of a text result (YAML, logfmt, plain listings). */
-const TEXT_PAIR = /(?:^|[\s{,(-])["']?([A-Za-z][\w]*?)["']?\s*[:=]\s*["']?([\w.:@-]+)/gm;
-
-/**
- * Values a result returns under identifying keys: at any depth of a JSON result, in the
- * `key: value` lines of a text one (YAML listings), and the result itself when it is one short word.
- */
-function returnedIds(result: unknown): string[] {
-  const out: string[] = [];
-  const walk = (x: unknown, key: string) => {
-    if (Array.isArray(x)) for (const y of x) walk(y, key);
-    else if (x && typeof x === 'object')
-      for (const [k, y] of Object.entries(x as Record<string, unknown>)) walk(y, k);
-    else if ((typeof x === 'string' || typeof x === 'number') && identifying(key)) out.push(String(x).trim());
-  };
-  const v = parsedResult(result);
-  if (typeof v === 'string') {
-    if (/^[\w.:-]{1,64}$/.test(v.trim())) return [v.trim()];
-    for (const m of v.matchAll(TEXT_PAIR)) if (identifying(m[1] ?? '')) out.push(m[2] ?? '');
-    return out;
-  }
-  walk(v, '');
-  return out;
 }
 
 /**
@@ -64,7 +34,7 @@ function returnedIds(result: unknown): string[] {
  * quiet: the identifier may have been in the part that was not sent.
  *
  * A reference inside a listing (`"reservations": ["ABC123", …]`) is not a look-up: only a key
- * that names an identifier (`id`, `…_id`) counts ({@link returnedIds}).
+ * that names an identifier (`id`, `…_id`) counts ({@link resultIds}).
  */
 export function unverifiedTargets(ctx: AnalysisContext): ActionItem[] {
   const looked = new Set<string>();
@@ -88,7 +58,7 @@ export function unverifiedTargets(ctx: AnalysisContext): ActionItem[] {
     if (c.status !== 'completed') continue;
     if (isCut(c.result)) cut = true;
     for (const v of leafValues(c.arguments)) looked.add(v);
-    for (const id of returnedIds(c.result)) looked.add(id);
+    for (const id of resultIds(c.result, 1)) looked.add(id);
   }
   return out;
 }
