@@ -1,4 +1,5 @@
 import {
+  Capability,
   newId,
   PolicyInput,
   type EventType,
@@ -31,34 +32,28 @@ const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
  * defaults to `tool`), or null when it declared none.
  */
 function declaredTools(capabilities: unknown): string[] | null {
-  if (!Array.isArray(capabilities)) return null;
-  const names = capabilities
-    .filter(
-      (c): c is { name: string; kind?: string } => !!c && typeof c === 'object' && typeof c.name === 'string',
-    )
-    .filter((c) => (c.kind ?? 'tool') === 'tool')
-    .map((c) => c.name);
+  const parsed = Capability.array().safeParse(capabilities);
+  const names = parsed.success ? parsed.data.filter((c) => c.kind === 'tool').map((c) => c.name) : [];
   return names.length > 0 ? names : null;
 }
 
 /**
  * Everything the analysers read about one session (libs/intelligence `SessionInput`): the session
- * with its agent's key and the tools its version declared, its runs (by start), its events ordered by `sequence`, its approvals and the
- * guardrail evaluations recorded for it (dry runs excluded). Null when the project has no such session.
+ * with its agent's key and the tools its version declared, its runs (by start), its events ordered
+ * by `sequence`, its approvals and the guardrail evaluations recorded for it (dry runs excluded).
+ * Null when the project has no such session.
  */
 export async function loadSessionForAnalysis(
   db: PrismaClient,
   projectId: string,
   sessionId: string,
 ): Promise<SessionInput | null> {
-  const s = await db.session.findFirst({ where: { id: sessionId, projectId } });
+  const s = await db.session.findFirst({
+    where: { id: sessionId, projectId },
+    include: { agent: { select: { key: true } }, agentVersion: { select: { capabilities: true } } },
+  });
   if (!s) return null;
-  const [agent, version, runs, events, approvals, evaluations] = await Promise.all([
-    db.agent.findFirst({ where: { id: s.agentId, projectId }, select: { key: true } }),
-    db.agentVersion.findFirst({
-      where: { id: s.agentVersionId, projectId },
-      select: { capabilities: true },
-    }),
+  const [runs, events, approvals, evaluations] = await Promise.all([
     db.run.findMany({ where: { sessionId, projectId }, orderBy: [{ startedAt: 'asc' }, { id: 'asc' }] }),
     db.event.findMany({
       where: { sessionId, projectId },
@@ -75,7 +70,7 @@ export async function loadSessionForAnalysis(
       id: s.id,
       projectId: s.projectId,
       agentId: s.agentId,
-      agentKey: agent?.key ?? null,
+      agentKey: s.agent.key,
       status: s.status,
       inputSummary: s.inputSummary,
       startedAt: iso(s.startedAt),
@@ -83,7 +78,7 @@ export async function loadSessionForAnalysis(
       lastEventAt: iso(s.lastEventAt),
       eventCount: s.eventCount,
       maxSequence: s.maxSequence,
-      agentTools: declaredTools(version?.capabilities),
+      agentTools: declaredTools(s.agentVersion.capabilities),
     },
     runs: runs.map((r) => ({
       id: r.id,
