@@ -5,9 +5,8 @@ import type { LlmCall } from './generated/prisma/client';
 /*
  * LLM calls (docs/architecture.md#llm-calls): one row per `(project_id, id)`, written by the
  * projector from freshly inserted `agent.llm.called` events (`INSERT … ON CONFLICT DO NOTHING`, in
- * projection/project-rows.ts),
- * priced when stored (docs/decisions.md "LLM calls are priced when projected"); and their reads:
- * a session's calls, per-session totals, usage over time.
+ * projection/project-rows.ts), priced when stored (docs/decisions.md "LLM calls are priced when
+ * projected"); and their reads: a session's calls, per-session totals, usage over time.
  */
 
 /** An LLM call as it is stored (the Prisma model `LlmCall` without `createdAt`). */

@@ -1,7 +1,7 @@
 import v8 from 'node:v8';
 
 /** The V8 flag {@link disableAllocationSitePretenuring} sets (process-wide, every isolate). */
-export const NO_PRETENURING_FLAG = '--no-allocation-site-pretenuring';
+const NO_PRETENURING_FLAG = '--no-allocation-site-pretenuring';
 
 /**
  * Turns off V8's allocation-site pretenuring for this process (all its isolates, including the
