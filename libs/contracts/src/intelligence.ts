@@ -117,6 +117,7 @@ export const ActionItemKind = z.enum([
   'unverified_target',
   'differs_from_agreed_plan',
   'unresolved_request',
+  'evaluator_failure_cause',
 ]);
 export type ActionItemKind = z.infer<typeof ActionItemKind>;
 

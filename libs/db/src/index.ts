@@ -27,6 +27,7 @@ export * from './guardrail-stats';
 export * from './intelligence';
 export * from './evaluations';
 export * from './scores';
+export * from './evaluator-scores';
 export * from './llm-calls';
 export { withProjectLock } from './policy-tx';
 export * from './version-comparison';

@@ -213,8 +213,9 @@ function dataFlows(ctx: AnalysisContext): ActionItem[] {
 }
 
 /**
- * Kinds of the failure analysers (`src/analysers/*`): items that name a specific cause of a failure
- * (docs/intelligence.md "Failure analysers").
+ * Kinds of the items that name a specific cause of a failure: the failure analysers' (`src/analysers/*`,
+ * docs/intelligence.md "Failure analysers") and the model evaluator's (`evaluator_failure_cause`,
+ * docs/intelligence.md "The model evaluator").
  */
 export const FAILURE_CAUSE_KINDS: readonly ActionItem['kind'][] = [
   'duplicate_side_effect',
@@ -229,12 +230,16 @@ export const FAILURE_CAUSE_KINDS: readonly ActionItem['kind'][] = [
   'unverified_target',
   'differs_from_agreed_plan',
   'unresolved_request',
+  'evaluator_failure_cause',
 ];
 
 const ORDER: Record<Severity, number> = { critical: 0, high: 1, medium: 2, low: 3, info: 4 };
 
-/** Every action item of the session, most severe first (stable within a severity). Pure. */
-export function findActionItems(ctx: AnalysisContext): ActionItem[] {
+/**
+ * Every action item of the session, most severe first (stable within a severity), with `extra`
+ * (the model evaluator's items) placed after the analysers' items of the same severity. Pure.
+ */
+export function findActionItems(ctx: AnalysisContext, extra: readonly ActionItem[] = []): ActionItem[] {
   const items = [
     ...dataFlows(ctx),
     ...duplicateSideEffects(ctx),
@@ -255,6 +260,7 @@ export function findActionItems(ctx: AnalysisContext): ActionItem[] {
     ...blocked(ctx),
     ...failingTools(ctx),
     ...lost(ctx),
+    ...extra,
   ];
   return items
     .map((item, i) => ({ item, i }))

@@ -1,7 +1,12 @@
 import { createPrisma, type PrismaClient } from '@agent-warden/db';
 import { QUEUES } from '@agent-warden/contracts';
 import { startHealthServer, startMetricsServer, stopWithin } from '@agent-warden/http';
-import { createNarrator, type NarratorConfig } from '@agent-warden/intelligence';
+import {
+  createNarrator,
+  createSessionEvaluator,
+  type EvaluatorConfig,
+  type NarratorConfig,
+} from '@agent-warden/intelligence';
 import { createLogger, createMetrics, type Logger } from '@agent-warden/observability';
 import { BullMqJobQueue, type JobQueue, type Processor } from '@agent-warden/queue';
 import { WorkerEnv, type IntelligenceConfig } from './config';
@@ -12,7 +17,8 @@ import { startWebhookWorker } from './webhooks/worker';
  * Registers the intelligence worker on an existing queue (the stack's BullMQ queue, or the
  * standalone in-process one): the `session-ready` processor with the configured concurrency,
  * attempts and backoff, and the LLM narrator when `narrator` config enables it (`OPENAI_API_KEY` or
- * `OPENAI_BASE_URL` set), and the webhook worker that works off `webhook_deliveries`
+ * `OPENAI_BASE_URL` set), the model evaluator when `evaluator` is given (`WARDEN_LLM_EVALUATOR` on,
+ * docs/intelligence.md "The model evaluator"), and the webhook worker that works off `webhook_deliveries`
  * (docs/operations.md#notifications). Returns one processor for both; close it before the queue.
  */
 export async function startIntelligenceWorker(deps: {
@@ -26,18 +32,22 @@ export async function startIntelligenceWorker(deps: {
   > &
     Partial<WorkerEnv>;
   narrator?: NarratorConfig;
+  /** The model evaluator's configuration (`evaluatorConfigFromEnv`); null or absent: off. */
+  evaluator?: EvaluatorConfig | null;
 }): Promise<Processor> {
   const narrator = deps.narrator ? createNarrator(deps.narrator, deps.logger) : null;
+  const evaluator = deps.evaluator ? createSessionEvaluator(deps.evaluator, deps.logger) : null;
   deps.logger.info(
     {
       concurrency: deps.config.WARDEN_INTELLIGENCE_CONCURRENCY,
       narrative: narrator ? narrator.model : 'off',
+      evaluator: evaluator ? evaluator.model : 'off',
     },
     'intelligence worker processing',
   );
   const sessions = await processSessionReady(
     deps.queue,
-    { db: deps.db, logger: deps.logger, narrator },
+    { db: deps.db, logger: deps.logger, narrator, evaluator },
     {
       concurrency: deps.config.WARDEN_INTELLIGENCE_CONCURRENCY,
       attempts: deps.config.WARDEN_INTELLIGENCE_ATTEMPTS,
@@ -80,6 +90,7 @@ export async function start(
   config: IntelligenceConfig,
   logger: Logger = createLogger({ name: 'intelligence', level: config.LOG_LEVEL }),
   narrator?: NarratorConfig,
+  evaluator?: EvaluatorConfig | null,
 ): Promise<RunningIntelligence> {
   const db = createPrisma(config.DATABASE_URL);
   const queue = new BullMqJobQueue({
@@ -94,7 +105,7 @@ export async function start(
   });
   metrics.observeQueue(QUEUES.sessionReady, () => queue.counts(QUEUES.sessionReady));
   const metricsServer = await startMetricsServer(config.WARDEN_METRICS_PORT, metrics, logger);
-  const processor = await startIntelligenceWorker({ db, queue, logger, config, narrator });
+  const processor = await startIntelligenceWorker({ db, queue, logger, config, narrator, evaluator });
   health.setReady(true);
   return {
     url: health.url,

@@ -31,7 +31,7 @@ import {
 import { createPriceTable } from '@agent-warden/contracts';
 import { createLogger, createMetrics, type Logger } from '@agent-warden/observability';
 import { startIntelligenceWorker } from '@agent-warden/intelligence-service';
-import { narratorConfigFromEnv } from '@agent-warden/intelligence';
+import { evaluatorConfigFromEnv, narratorConfigFromEnv } from '@agent-warden/intelligence';
 import { readinessAfterWrite, startProjection } from '@agent-warden/projector';
 import type { StandaloneConfig } from './config';
 
@@ -115,6 +115,7 @@ export async function start(
     logger: logger.child({ component: 'intelligence' }),
     config,
     narrator: narratorConfigFromEnv(),
+    evaluator: evaluatorConfigFromEnv(),
   });
   const projection = await startProjection({
     db,

@@ -1,15 +1,9 @@
 import { IntelligenceDraft } from '@agent-warden/contracts';
 import type { Logger } from '@agent-warden/observability';
-import OpenAI from 'openai';
-import { ContentFilterFinishReasonError, LengthFinishReasonError } from 'openai/error';
 import { zodResponseFormat } from 'openai/helpers/zod';
 import type { SessionInput } from '../types';
-import {
-  DEFAULT_MAX_FACTS_CHARS,
-  DEFAULT_NARRATIVE_MAX_RETRIES,
-  DEFAULT_NARRATIVE_TIMEOUT_MS,
-  type NarratorConfig,
-} from './config';
+import { classifyLlmError, createChatClient, llmConfigured, Refusal } from '../llm/client';
+import { DEFAULT_MAX_FACTS_CHARS, DEFAULT_NARRATIVE_TIMEOUT_MS, type NarratorConfig } from './config';
 import { buildNarrativeFacts } from './facts';
 import { applyNarrative } from './merge';
 import { narrativeMessages } from './prompt';
@@ -29,23 +23,6 @@ export interface Narrator {
   write(draft: IntelligenceDraft, input: SessionInput): Promise<IntelligenceDraft>;
 }
 
-/** Why a narrative fell back to the deterministic draft (the `reason` field of the warning). */
-type FailureReason =
-  'timeout' | 'http_error' | 'connection_error' | 'refusal' | 'invalid_reply' | 'unexpected';
-
-function classify(err: unknown): FailureReason {
-  if (err instanceof OpenAI.APIConnectionTimeoutError || err instanceof OpenAI.APIUserAbortError)
-    return 'timeout';
-  if (err instanceof OpenAI.APIError && err.status !== undefined) return 'http_error';
-  if (err instanceof OpenAI.APIConnectionError) return 'connection_error';
-  if (err instanceof SyntaxError || (err instanceof Error && err.name === 'ZodError')) return 'invalid_reply';
-  if (err instanceof LengthFinishReasonError || err instanceof ContentFilterFinishReasonError)
-    return 'invalid_reply';
-  return 'unexpected';
-}
-
-class Refusal extends Error {}
-
 /**
  * Creates the LLM narrator, or returns null when the narrative is off (neither `apiKey` nor
  * `baseUrl` set — the deterministic texts stay). Nothing is sent at creation.
@@ -54,18 +31,11 @@ class Refusal extends Error {}
  * bounded by `timeoutMs` in total (retries included).
  */
 export function createNarrator(config: NarratorConfig, logger: Logger): Narrator | null {
-  if (!config.apiKey && !config.baseUrl) return null;
+  if (!llmConfigured(config)) return null;
   const log = logger.child({ component: 'narrative', model: config.model });
   const timeoutMs = config.timeoutMs ?? DEFAULT_NARRATIVE_TIMEOUT_MS;
   const maxFactsChars = config.maxFactsChars ?? DEFAULT_MAX_FACTS_CHARS;
-  const client = new OpenAI({
-    apiKey: config.apiKey || 'none',
-    baseURL: config.baseUrl ?? 'https://api.openai.com/v1',
-    timeout: timeoutMs,
-    maxRetries: config.maxRetries ?? DEFAULT_NARRATIVE_MAX_RETRIES,
-    // A local endpoint configured without a key gets no Authorization header at all.
-    ...(config.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
-  });
+  const client = createChatClient(config);
   const responseFormat = zodResponseFormat(NarrativeReply, 'session_narrative');
 
   return {
@@ -99,7 +69,7 @@ export function createNarrator(config: NarratorConfig, logger: Logger): Narrator
         );
         return checked;
       } catch (err) {
-        const reason = err instanceof Refusal ? 'refusal' : classify(err);
+        const reason = classifyLlmError(err);
         log.warn(
           { sessionId, reason, err, durationMs: Math.round(performance.now() - started) },
           'narrative failed; deterministic texts kept',

@@ -1,6 +1,6 @@
 import { QUEUES } from '@agent-warden/contracts';
 import type { PrismaClient } from '@agent-warden/db';
-import type { Narrator } from '@agent-warden/intelligence';
+import type { Narrator, SessionEvaluator } from '@agent-warden/intelligence';
 import type { Logger } from '@agent-warden/observability';
 import type { JobQueue, ProcessOptions, Processor } from '@agent-warden/queue';
 import { analyseAndStore } from '../analyse-session';
@@ -13,7 +13,7 @@ import { analyseAndStore } from '../analyse-session';
  */
 export function processSessionReady(
   queue: JobQueue,
-  deps: { db: PrismaClient; logger: Logger; narrator: Narrator | null },
+  deps: { db: PrismaClient; logger: Logger; narrator: Narrator | null; evaluator?: SessionEvaluator | null },
   options: ProcessOptions,
 ): Promise<Processor> {
   const logger = deps.logger.child({ component: 'intelligence' });
