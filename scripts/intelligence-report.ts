@@ -15,32 +15,12 @@ import path from 'node:path';
 import type { IntelligenceDraft } from '@agent-warden/contracts';
 import { analyseSession, DATA_FLOW_KIND, FAILURE_CAUSE_KINDS } from '@agent-warden/intelligence';
 import { findIdentifiers, textOf } from '../libs/intelligence/src/flow/identifiers';
-import {
-  loadTrajectories,
-  sequentialIds,
-  trajectoryToInput,
-  type Trajectory,
-} from '../libs/intelligence/test/support/trajectory-input';
+import { loadTrajectories, type Trajectory } from '../libs/intelligence/test/support/trajectory-input';
 import type { SessionInput } from '../libs/intelligence/src/types';
-import { agentKeyOf, toolNamesByAgent } from './replay/trajectories';
+import { replayedInput } from './replayed-input';
 
 const ROOT = path.resolve(__dirname, '..');
 
-const toolsByFile = new Map<string, Map<string, string[]>>();
-
-/**
- * The session input of a trajectory as the replay stores it: its events, and the tools its agent
- * version declared — the replay declares every tool the agent's trajectories in `file` called
- * (scripts/replay/trajectories.ts `toolNamesByAgent`).
- */
-function replayedInput(file: string, t: Trajectory): SessionInput {
-  let tools = toolsByFile.get(file);
-  if (!tools) {
-    tools = toolNamesByAgent(loadTrajectories(file));
-    toolsByFile.set(file, tools);
-  }
-  return trajectoryToInput(t, { ids: sequentialIds(), agentTools: tools.get(agentKeyOf(t.agent)) ?? null });
-}
 const DOCS = path.join(ROOT, 'docs');
 
 /**

@@ -12,13 +12,14 @@ export interface StandaloneOnPostgres {
 }
 
 /**
- * Creates a fresh test database, starts standalone on it with `apiKey` as its first key and its
- * files under `<dataDir>/warden`, and opens a small Prisma client on the same database. Throws
- * when the database cannot be created or the process does not become ready.
+ * Creates a fresh test database, starts standalone on it with `apiKey` as its first key, its
+ * files under `<dataDir>/warden` and the variables of `env`, and opens a small Prisma client on the
+ * same database. Throws when the database cannot be created or the process does not become ready.
  */
 export async function startStandaloneOnPostgres(
   dataDir: string,
   apiKey: string,
+  env: Record<string, string> = {},
 ): Promise<StandaloneOnPostgres> {
   const db = await createTestDatabase();
   const prisma = createPrisma(db.url, { poolMax: 2 });
@@ -26,6 +27,7 @@ export async function startStandaloneOnPostgres(
     DATABASE_URL: db.url,
     WARDEN_DATA_DIR: path.join(dataDir, 'warden'),
     WARDEN_INIT_API_KEY: apiKey,
+    ...env,
   });
   return {
     url: s.url,
