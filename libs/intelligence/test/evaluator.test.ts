@@ -69,6 +69,22 @@ describe('the transcript a model evaluator reads', () => {
     expect(cut.text.endsWith(full.entries.at(-1)!.line)).toBe(true);
   });
 
+  it('shows an action performed outside a tool, with its details', () => {
+    const input = trajectoryToInput(cancelled);
+    const last = input.events.at(-1)!;
+    const action = {
+      ...last,
+      id: 'action-event-1',
+      type: 'agent.action.performed' as const,
+      sequence: last.sequence + 1,
+      data: { actionType: 'email.send', name: 'send_receipt', details: { to: 'customer' } },
+    };
+    const t = buildTranscript({ ...input, events: [...input.events, action] }, 24_000);
+    const entry = t.entries.at(-1)!;
+    expect(entry.line).toBe('action email.send send_receipt {"to":"customer"}');
+    expect(entry.eventIds).toEqual(['action-event-1']);
+  });
+
   it('starts with the request when the session logged no user message', () => {
     const input: SessionInput = trajectoryToInput(cancelled);
     const noUser = {

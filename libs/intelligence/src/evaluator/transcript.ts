@@ -61,6 +61,9 @@ function lines(input: SessionInput, cap: number): { eventIds: string[]; line: st
         eventIds: [e.id],
         line: `${String(d.role)}: ${clip(String(d.content ?? ''), MESSAGE_MAX)}`,
       });
+    } else if (e.type === 'agent.action.performed') {
+      const details = d.details ? ` ${clip(stableJson(d.details), cap)}` : '';
+      out.push({ eventIds: [e.id], line: `action ${String(d.actionType)} ${String(d.name)}${details}` });
     } else if (e.type === 'agent.approval.resolved') {
       out.push({
         eventIds: [e.id],
@@ -81,7 +84,7 @@ function lines(input: SessionInput, cap: number): { eventIds: string[]; line: st
 /**
  * Writes one session out as numbered lines for a model evaluator (docs/intelligence.md "The model
  * evaluator"): system, user and assistant messages, each tool call with its arguments and result
- * (or error), approvals resolved, a failed run and the session's end; the request (input summary)
+ * (or error), actions performed outside tools, approvals resolved, a failed run and the session's end; the request (input summary)
  * first when no user message was logged. The text fits in `maxChars` characters: tool results are
  * cut to 1,200, then 400, then 120 characters, and if that is not enough the middle of the session
  * is left out (the first third and the last two thirds of the budget are kept, with a line saying
