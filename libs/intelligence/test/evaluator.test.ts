@@ -1,6 +1,5 @@
 import { ConfigError } from '@agent-warden/config';
 import { IntelligenceDraft } from '@agent-warden/contracts';
-import pino from 'pino';
 import {
   analyseSession,
   buildTranscript,
@@ -10,6 +9,7 @@ import {
   type SessionEvaluator,
   type SessionInput,
 } from '../src';
+import { captureLogger } from './support/capture-logger';
 import { chatCompletion, startFakeOpenAI, type FakeOpenAI } from './narrative-server';
 import { loadTrajectories, trajectoryToInput } from './support/trajectory-input';
 
@@ -18,12 +18,6 @@ const MODEL = 'judge-model-1';
 /** A real tau-bench session: a cancellation with a full refund on the user's word (failed in the benchmark). */
 const tau = loadTrajectories('tau_bench_airline.jsonl');
 const cancelled = tau.find((t) => t.trajectory_id === 'tau-bench/gpt-4o-airline/task_41/trial_2')!;
-
-function captureLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const logger = pino({ level: 'debug' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
-  return { logger, lines };
-}
 
 /** The `[n]` number of the first transcript line that starts with `prefix`, read from the request the model got. */
 function refOf(transcript: string, prefix: string): number {

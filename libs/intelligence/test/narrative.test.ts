@@ -1,6 +1,5 @@
 import { ConfigError } from '@agent-warden/config';
 import { IntelligenceDraft, type StoryMoment } from '@agent-warden/contracts';
-import pino from 'pino';
 import {
   buildNarrativeFacts,
   createNarrator,
@@ -9,17 +8,11 @@ import {
   type Narrator,
 } from '../src';
 import { deterministicDraft, FOREIGN_ID, ids, sessionInput } from './narrative-fixtures';
+import { captureLogger } from './support/capture-logger';
 import { chatCompletion, startFakeOpenAI, type FakeOpenAI } from './narrative-server';
 
 const MODEL = 'test-model-1';
 const KEY = 'sk-test-narrative';
-
-/** A pino logger whose JSON lines are kept in `lines`. */
-function captureLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const logger = pino({ level: 'debug' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
-  return { logger, lines };
-}
 
 /** The JSON the model would put in the message content. */
 function replyJson(reply: unknown): string {
