@@ -82,9 +82,10 @@ export async function startTestStack(
     WARDEN_SESSION_ENDED_DELAY_MS: '300',
     // No metrics server unless a test asks for one (several service processes run side by side).
     WARDEN_METRICS_PORT: '0',
-    // The LLM narrative stays off unless a test turns it on.
+    // The LLM narrative and the model evaluator stay off unless a test turns them on.
     OPENAI_API_KEY: '',
     OPENAI_BASE_URL: '',
+    WARDEN_LLM_EVALUATOR: '',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     ...options.env,
   };

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { IntEnv } from '@agent-warden/config';
 
 /**
- * Intelligence worker configuration. The LLM narrative has its own variables, read by
- * `narratorConfigFromEnv` of `@agent-warden/intelligence` (`OPENAI_API_KEY`, `OPENAI_BASE_URL`,
- * `WARDEN_LLM_MODEL`, …; see the README).
+ * Intelligence worker configuration. The LLM narrative and the model evaluator have their own
+ * variables, read by `narratorConfigFromEnv` and `evaluatorConfigFromEnv` of
+ * `@agent-warden/intelligence` (`OPENAI_API_KEY`, `OPENAI_BASE_URL`, `WARDEN_LLM_MODEL`,
+ * `WARDEN_LLM_EVALUATOR`, …; see the README).
  *
  * | variable | default | meaning |
  * |---|---|---|
