@@ -1,11 +1,12 @@
 import { ConfigError } from '@agent-warden/config';
-import { IntelligenceDraft } from '@agent-warden/contracts';
+import { IntelligenceDraft, newId } from '@agent-warden/contracts';
 import {
   analyseSession,
   buildTranscript,
   createSessionEvaluator,
   evaluatorConfigFromEnv,
   EVALUATOR_SCORE_NAME,
+  inSample,
   type SessionEvaluator,
   type SessionInput,
 } from '../src';
@@ -236,6 +237,44 @@ describe('the model evaluator over a local OpenAI-compatible server', () => {
   });
 });
 
+describe('the evaluated sample', () => {
+  it('keeps about the share asked for, the same sessions every time', () => {
+    const ids = Array.from({ length: 2_000 }, () => newId());
+    const kept = ids.filter((id) => inSample(id, 0.25));
+    expect(kept.length).toBeGreaterThan(400);
+    expect(kept.length).toBeLessThan(600);
+    expect(ids.filter((id) => inSample(id, 0.25))).toEqual(kept);
+    // A larger share keeps every session a smaller one kept.
+    const half = new Set(ids.filter((id) => inSample(id, 0.5)));
+    for (const id of kept) expect(half.has(id)).toBe(true);
+    expect(ids.every((id) => inSample(id, 1))).toBe(true);
+  });
+
+  it('a session outside the sample is not sent to the model', async () => {
+    const fake = await startFakeOpenAI();
+    try {
+      const { logger } = captureLogger();
+      const input = trajectoryToInput(cancelled);
+      const rate = 0.5;
+      const outside = {
+        ...input,
+        session: {
+          ...input.session,
+          id: Array.from({ length: 100 }, () => newId()).find((id) => !inSample(id, rate))!,
+        },
+      };
+      const evaluator = createSessionEvaluator(
+        { baseUrl: fake.baseUrl, model: MODEL, maxRetries: 0, sampleRate: rate },
+        logger,
+      )!;
+      expect(await evaluator.evaluate(outside)).toBeNull();
+      expect(fake.requests).toHaveLength(0);
+    } finally {
+      await fake.close();
+    }
+  });
+});
+
 describe('evaluatorConfigFromEnv', () => {
   it('is off unless WARDEN_LLM_EVALUATOR is on', () => {
     expect(evaluatorConfigFromEnv({ OPENAI_BASE_URL: 'http://127.0.0.1:1/v1' })).toBeNull();
@@ -249,8 +288,17 @@ describe('evaluatorConfigFromEnv', () => {
         OPENAI_BASE_URL: 'http://127.0.0.1:1/v1',
         WARDEN_LLM_MODEL: 'm',
         WARDEN_LLM_MAX_TRANSCRIPT_CHARS: '5000',
+        WARDEN_LLM_EVALUATOR_SAMPLE: '0.1',
       }),
-    ).toMatchObject({ baseUrl: 'http://127.0.0.1:1/v1', model: 'm', maxTranscriptChars: 5000 });
+    ).toMatchObject({
+      baseUrl: 'http://127.0.0.1:1/v1',
+      model: 'm',
+      maxTranscriptChars: 5000,
+      sampleRate: 0.1,
+    });
+    expect(evaluatorConfigFromEnv({ WARDEN_LLM_EVALUATOR: 'on', OPENAI_API_KEY: 'k' })).toMatchObject({
+      sampleRate: 1,
+    });
   });
 
   it('names WARDEN_LLM_EVALUATOR when it is on without an endpoint, and an invalid cap', () => {
@@ -268,5 +316,9 @@ describe('evaluatorConfigFromEnv', () => {
     expect(
       issues({ WARDEN_LLM_EVALUATOR: 'on', OPENAI_API_KEY: 'k', WARDEN_LLM_MAX_TRANSCRIPT_CHARS: '10' }),
     ).toEqual(['WARDEN_LLM_MAX_TRANSCRIPT_CHARS']);
+    for (const bad of ['0', '1.5', 'half'])
+      expect(
+        issues({ WARDEN_LLM_EVALUATOR: 'on', OPENAI_API_KEY: 'k', WARDEN_LLM_EVALUATOR_SAMPLE: bad }),
+      ).toEqual(['WARDEN_LLM_EVALUATOR_SAMPLE']);
   });
 });

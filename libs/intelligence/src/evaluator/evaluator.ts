@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ActionItem, Severity } from '@agent-warden/contracts';
 import type { Logger } from '@agent-warden/observability';
 import { zodResponseFormat } from 'openai/helpers/zod';
@@ -36,7 +37,8 @@ export interface SessionEvaluator {
   /**
    * Sends the session's numbered transcript ({@link buildTranscript}) to the model and returns its
    * verdict, its causes as action items (each citing the events of the entries the model named;
-   * a cause citing no existing entry is dropped) and the `goal_achieved` score. Never rejects: on any
+   * a cause citing no existing entry is dropped) and the `goal_achieved` score. Resolves to null
+   * without a request for a session outside the sample (`sampleRate`). Never rejects: on any
    * failure (HTTP error, timeout, refusal, invalid JSON, schema mismatch) it logs a warning and
    * resolves to null.
    */
@@ -107,9 +109,19 @@ export function evaluationOf(
 }
 
 /**
+ * Whether a session is in the judged sample: the first 4 bytes of SHA-256 of its id, read as an
+ * unsigned integer over 2^32, are below `rate` (in (0, 1]). The same id always gives the same answer.
+ */
+export function inSample(sessionId: string, rate: number): boolean {
+  if (rate >= 1) return true;
+  return createHash('sha256').update(sessionId).digest().readUInt32BE(0) / 2 ** 32 < rate;
+}
+
+/**
  * Creates the model evaluator, or returns null when no endpoint is configured (neither `apiKey` nor
  * `baseUrl`). Requests: `POST {baseUrl}/chat/completions` with `response_format: json_schema`
- * (strict), bounded by `timeoutMs` (default 30000 ms) in total. docs/intelligence.md "The model
+ * (strict), bounded by `timeoutMs` (default 30000 ms) in total; a session outside the sample
+ * (`sampleRate`, {@link inSample}) is not sent and resolves to null. docs/intelligence.md "The model
  * evaluator".
  */
 export function createSessionEvaluator(config: EvaluatorConfig, logger: Logger): SessionEvaluator | null {
@@ -119,10 +131,15 @@ export function createSessionEvaluator(config: EvaluatorConfig, logger: Logger):
   const maxChars = config.maxTranscriptChars ?? DEFAULT_MAX_TRANSCRIPT_CHARS;
   const client = createChatClient(config);
   const responseFormat = zodResponseFormat(EvaluationReply, 'session_evaluation');
+  const sampleRate = config.sampleRate ?? 1;
   return {
     model: config.model,
     async evaluate(input) {
       const sessionId = input.session.id;
+      if (!inSample(sessionId, sampleRate)) {
+        log.debug({ sessionId, sampleRate }, 'session outside the evaluated sample');
+        return null;
+      }
       const started = performance.now();
       try {
         const transcript = buildTranscript(input, maxChars);

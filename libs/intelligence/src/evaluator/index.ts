@@ -6,6 +6,7 @@
 export {
   createSessionEvaluator,
   evaluationOf,
+  inSample,
   EVALUATOR_ITEM_KIND,
   EVALUATOR_SCORE_NAME,
   type SessionEvaluation,
