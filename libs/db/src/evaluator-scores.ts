@@ -1,20 +1,6 @@
-import { createHash } from 'node:crypto';
+import { nameBasedUuidV7 } from '@agent-warden/contracts';
 import type { PrismaClient } from './client';
 import { insertScores } from './scores';
-
-/**
- * A name-based UUID (RFC 9562 §5.5, version 5: SHA-1 of a namespace and a name) for the evaluator's
- * score of one state of a session, so a re-delivered job stores it once.
- */
-function scoreIdOf(name: string): string {
-  // The namespace is a fixed UUID of our own (docs/intelligence.md "The model evaluator").
-  const ns = Buffer.from('3f1c1f2e6a8b4c5e9d0a7b6c5d4e3f21', 'hex');
-  const h = createHash('sha1').update(ns).update(name, 'utf8').digest();
-  h[6] = (h[6]! & 0x0f) | 0x50;
-  h[8] = (h[8]! & 0x3f) | 0x80;
-  const x = h.subarray(0, 16).toString('hex');
-  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
-}
 
 /** A model evaluator's verdict on a session, as a boolean score. */
 export interface EvaluatorScoreInput {
@@ -35,9 +21,10 @@ export interface EvaluatorScoreInput {
 
 /**
  * Stores the evaluator's score on a session (source `evaluator`, docs/architecture.md#scores), once
- * per (session, event count, name, generator): its id is derived from them, so the same job run
- * again inserts nothing. The agent and version come from the session row. Returns whether a row was
- * inserted; false too when the session is gone (deleted between the analysis and now).
+ * per (session, event count, name, generator): its id is the contracts' name-based UUIDv7 of them
+ * (`nameBasedUuidV7`), so the same job run again inserts nothing. The agent and version come from
+ * the session row. Returns whether a row was inserted; false too when the session is gone (deleted
+ * between the analysis and now).
  */
 export async function recordEvaluatorScore(db: PrismaClient, s: EvaluatorScoreInput): Promise<boolean> {
   const session = await db.session.findUnique({
@@ -47,7 +34,9 @@ export async function recordEvaluatorScore(db: PrismaClient, s: EvaluatorScoreIn
   if (!session) return false;
   const inserted = await insertScores(db, [
     {
-      id: scoreIdOf(`${s.projectId}/${s.sessionId}/${s.eventCount}/${s.name}/${s.generator}`),
+      id: nameBasedUuidV7(
+        `evaluator-score/${s.projectId}/${s.sessionId}/${s.eventCount}/${s.name}/${s.generator}`,
+      ),
       projectId: s.projectId,
       sessionId: s.sessionId,
       runId: null,

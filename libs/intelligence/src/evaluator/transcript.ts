@@ -1,5 +1,5 @@
 import { stableJson } from '../calls';
-import { buildFacts, type ToolCallFact } from '../facts';
+import { buildFacts, type SessionFacts, type ToolCallFact } from '../facts';
 import { clip } from '../text';
 import type { SessionInput } from '../types';
 
@@ -34,8 +34,7 @@ function resultText(c: ToolCallFact, cap: number): string {
 }
 
 /** The transcript's lines before numbering: one per message, tool call, approval and outcome. */
-function lines(input: SessionInput, cap: number): { eventIds: string[]; line: string }[] {
-  const facts = buildFacts(input);
+function lines(facts: SessionFacts, cap: number): { eventIds: string[]; line: string }[] {
   const callByAnchor = new Map(facts.toolCalls.map((c) => [c.anchor.id, c]));
   const out: { eventIds: string[]; line: string }[] = [];
   const hasUserMessage = facts.events.some(
@@ -84,23 +83,22 @@ function lines(input: SessionInput, cap: number): { eventIds: string[]; line: st
 /**
  * Writes one session out as numbered lines for a model evaluator (docs/intelligence.md "The model
  * evaluator"): system, user and assistant messages, each tool call with its arguments and result
- * (or error), actions performed outside tools, approvals resolved, a failed run and the session's end; the request (input summary)
- * first when no user message was logged. The text fits in `maxChars` characters: tool results are
+ * (or error), actions performed outside tools, approvals resolved, a failed run and the session's
+ * end; the request (input summary) first when no user message was logged. The text fits in `maxChars` characters: tool results are
  * cut to 1,200, then 400, then 120 characters, and if that is not enough the middle of the session
  * is left out (the first third and the last two thirds of the budget are kept, with a line saying
  * how many entries are missing). Pure.
  */
 export function buildTranscript(input: SessionInput, maxChars: number): Transcript {
-  let raw = lines(input, RESULT_CAPS[0]);
-  for (const cap of RESULT_CAPS) {
-    raw = lines(input, cap);
-    const size = raw.reduce((n, l) => n + l.line.length + 8, 0);
-    if (size <= maxChars) break;
-  }
-  const entries = raw.map((l, i) => ({ ref: i + 1, eventIds: l.eventIds, line: l.line }));
+  const facts = buildFacts(input);
   const shown = (e: TranscriptEntry) => `[${e.ref}] ${e.line}`;
-  const total = entries.reduce((n, e) => n + shown(e).length + 1, 0);
-  if (total <= maxChars) return { text: entries.map(shown).join('\n'), entries, omitted: 0 };
+  const size = (es: TranscriptEntry[]) => es.reduce((n, e) => n + shown(e).length + 1, 0);
+  let entries: TranscriptEntry[] = [];
+  for (const cap of RESULT_CAPS) {
+    entries = lines(facts, cap).map((l, i) => ({ ref: i + 1, ...l }));
+    if (size(entries) <= maxChars) break;
+  }
+  if (size(entries) <= maxChars) return { text: entries.map(shown).join('\n'), entries, omitted: 0 };
 
   const head: TranscriptEntry[] = [];
   let used = 0;
